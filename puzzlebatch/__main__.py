@@ -1,0 +1,3 @@
+from puzzlebatch.cli import main
+
+raise SystemExit(main())
