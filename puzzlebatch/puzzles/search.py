@@ -1,0 +1,119 @@
+"""Per-item logic of the batch depth-first search, generic over a family's rules.
+
+A family describes its search tree with three plain rules (numba subset, DESIGN.md §3):
+
+``n_choices(state, depth, tables) -> int``
+    how many candidate moves the node at ``depth`` has;
+``apply(state, depth, choice, tables) -> bool``
+    try move ``choice`` from the node at ``depth``; on success the state becomes the child at ``depth + 1``;
+    on failure (an illegal move) the state is left unchanged;
+``undo(state, depth, choice, tables)``
+    turn the child at ``depth + 1`` back into its parent at ``depth`` (``choice`` is the move that was applied).
+
+``state`` is a family-defined int64 vector, ``tables`` a flat int64 vector of read-only tables.
+
+A *work item* is a node and the first choice it still owns: ``(state, depth, lo)`` stands for the subtrees of
+choices ``lo, lo + 1, ...`` of that node.  The items of a frontier partition the tree, so their counts add up.
+:func:`make_dfs_item` builds the explicit-stack DFS that one CPU iteration or one CUDA thread runs on an item, with
+a node budget; an item that runs out of budget stops at a node and its stack describes the rest of its work, which
+:func:`make_split_item` turns back into work items.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+# Status codes written to out[OUT_STATUS].
+DONE = 0  # the item's whole subtree was searched
+BUDGET = 1  # the node budget ran out: (state, stack, depth) hold the continuation
+STOPPED = 2  # enough solutions were found (first-solution search)
+
+OUT_STATUS, OUT_DEPTH, OUT_COUNT, OUT_NODES, OUT_NSOL = 0, 1, 2, 3, 4
+OUT_WIDTH = 5
+
+
+def make_dfs_item(n_choices: Callable, apply: Callable, undo: Callable) -> Callable:
+    """Build the per-item DFS over the given rules (pass njit twins for the CPU, device twins for CUDA).
+
+    The returned plain function has the signature
+    ``dfs_item(state, stack, root, lo, goal, budget, max_solutions, stop_after, solutions, out, tables)``:
+    it searches the subtrees of choices ``lo..`` of the node ``state`` at depth ``root`` down to depth ``goal``,
+    counting nodes at depth ``goal`` (solutions), copying the first ``max_solutions`` of them into ``solutions``,
+    and stopping after ``stop_after`` solutions (0: never) or ``budget`` applied moves.
+    ``stack[d]`` is the next choice to try at depth ``d``.  Results go to ``out`` (see ``OUT_*``).
+    """
+
+    def dfs_item(state, stack, root, lo, goal, budget, max_solutions, stop_after, solutions, out, tables):
+        count = 0
+        nodes = 0
+        nsol = 0
+        status = DONE
+        d = root
+        stack[d] = lo
+        while True:
+            if d == goal:
+                # A solution: record it, then backtrack (or stop, for a first-solution search).
+                if nsol < max_solutions:
+                    for k in range(state.shape[0]):
+                        solutions[nsol, k] = state[k]
+                    nsol += 1
+                count += 1
+                if stop_after > 0 and count >= stop_after:
+                    status = STOPPED
+                    break
+                if d == root:
+                    break
+                d -= 1
+                undo(state, d, stack[d] - 1, tables)
+                continue
+            c = stack[d]
+            if c >= n_choices(state, d, tables):
+                # Every move of this node is done: back to the parent (or the item is finished).
+                if d == root:
+                    break
+                d -= 1
+                undo(state, d, stack[d] - 1, tables)
+                continue
+            if nodes >= budget:
+                status = BUDGET
+                break
+            stack[d] = c + 1
+            if apply(state, d, c, tables):
+                nodes += 1
+                d += 1
+                stack[d] = 0
+        out[OUT_STATUS] = status
+        out[OUT_DEPTH] = d
+        out[OUT_COUNT] = count
+        out[OUT_NODES] = nodes
+        out[OUT_NSOL] = nsol
+
+    return dfs_item
+
+
+def make_split_item(n_choices: Callable, undo: Callable) -> Callable:
+    """Build the function that turns a budget-stopped item back into fresh work items.
+
+    ``split_item(state, stack, root, depth, out_states, out_depths, out_los, tables) -> int`` writes, from the
+    deepest node up to the item's root, every node that still has untried choices as an item ``(state, d, lo)``
+    and returns how many it wrote (at most ``depth - root + 1``).  ``state`` is consumed (undone to the root).
+    """
+
+    def split_item(state, stack, root, depth, out_states, out_depths, out_los, tables):
+        n = 0
+        d = depth
+        while True:
+            lo = stack[d]
+            if lo < n_choices(state, d, tables):
+                for k in range(state.shape[0]):
+                    out_states[n, k] = state[k]
+                out_depths[n] = d
+                out_los[n] = lo
+                n += 1
+            if d == root:
+                break
+            d -= 1
+            undo(state, d, stack[d] - 1, tables)
+        return n
+
+    return split_item

@@ -1,0 +1,75 @@
+"""``puzzlebatch info``: versions, available backends, the GPU."""
+
+from __future__ import annotations
+
+import platform
+from importlib.metadata import PackageNotFoundError, version
+
+
+def _version(name: str) -> str | None:
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return None
+
+
+def collect() -> dict:
+    from puzzlebatch import __version__
+    from puzzlebatch.runners.backend import cpu_description, gpu_info, select_backend, simulator_enabled
+
+    cuda_reason = None
+    try:
+        from numba import cuda
+
+        cuda_ok = bool(cuda.is_available()) and not simulator_enabled()
+        if not cuda_ok and not simulator_enabled():
+            cuda_reason = "numba.cuda.is_available() is False (no GPU or no driver)"
+    except Exception as exc:  # numba-cuda missing or broken: say why
+        cuda_ok, cuda_reason = False, f"{type(exc).__name__}: {exc}"
+    deps = ["numpy", "numba", "numba-cuda", "llvmlite", "h5py", "tqdm", "matplotlib", "cupy-cuda12x",
+            "cupy-cuda13x", "dask", "distributed", "cuda-bindings", "nvidia-cuda-nvcc-cu12"]
+    return {
+        "puzzlebatch": __version__,
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "cpu": cpu_description(),
+        "dependencies": {d: _version(d) for d in deps},
+        "backends": {
+            "cpu": True,
+            "cuda": cuda_ok,
+            "cudasim": simulator_enabled(),
+            "auto": select_backend("auto").name,
+        },
+        "cuda_unavailable_reason": cuda_reason,
+        "gpu": gpu_info(),
+    }
+
+
+def run(args) -> int:
+    from puzzlebatch.cli import print_json
+
+    doc = collect()
+    if args.json:
+        print_json(doc)
+        return 0
+    print(f"puzzlebatch {doc['puzzlebatch']} on Python {doc['python']} ({doc['platform']})")
+    print(f"CPU: {doc['cpu']}")
+    b = doc["backends"]
+    print(f"backends: cpu yes, cuda {'yes' if b['cuda'] else 'no'}, cudasim {'on' if b['cudasim'] else 'off'}; "
+          f"--backend auto runs {b['auto']}")
+    if doc["cuda_unavailable_reason"]:
+        print(f"  cuda: {doc['cuda_unavailable_reason']}")
+    if doc["gpu"]:
+        g = doc["gpu"]
+        print(f"GPU: {g['name']} (compute capability {g['compute_capability'][0]}.{g['compute_capability'][1]}, "
+              f"{g['memory_total_bytes'] / 2**30:.1f} GiB)")
+    print("dependencies:")
+    for name, ver in doc["dependencies"].items():
+        print(f"  {name:24s} {ver or '-'}")
+    return 0
+
+
+def register(sub) -> None:
+    p = sub.add_parser("info", help="versions, backends and the GPU")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+    p.set_defaults(func=run)

@@ -1,0 +1,251 @@
+"""Host side of the batch DFS: frontier expansion, batches on the chosen backend, re-splitting, checkpoints.
+
+Generic over a family: the family gives its rules module, its tables, the root state and the goal depth
+(:class:`SearchProblem`); optionally a ``canonicalize`` hook that merges symmetric frontier items into one
+representative with a weight.  The frontier is a set of work items ``(state, depth, lo, weight)``
+(see :mod:`puzzlebatch.puzzles.search`); counts are weighted sums over items, so they are exact whatever the
+batch size, the budget or the backend.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Callable
+
+import numpy as np
+
+from puzzlebatch.puzzles.search import BUDGET, DONE, OUT_COUNT, OUT_DEPTH, OUT_NODES, OUT_NSOL, OUT_STATUS, \
+    OUT_WIDTH, STOPPED
+from puzzlebatch.runners.backend import Backend
+
+
+@dataclass
+class SearchProblem:
+    """What a family hands to the batch DFS."""
+
+    rules: ModuleType
+    tables: np.ndarray
+    root: np.ndarray
+    goal: int
+
+
+@dataclass
+class Frontier:
+    """Work items still to search: ``states[i]`` at ``depths[i]``, owning choices ``los[i]..``, counted
+    ``weights[i]`` times."""
+
+    states: np.ndarray
+    depths: np.ndarray
+    los: np.ndarray
+    weights: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.depths.shape[0])
+
+    @classmethod
+    def root(cls, problem: SearchProblem) -> "Frontier":
+        return cls(problem.root[None, :].astype(np.int64).copy(), np.zeros(1, np.int32), np.zeros(1, np.int32),
+                   np.ones(1, np.int64))
+
+    def take(self, idx) -> "Frontier":
+        return Frontier(self.states[idx], self.depths[idx], self.los[idx], self.weights[idx])
+
+    @staticmethod
+    def concat(parts: list["Frontier"]) -> "Frontier":
+        return Frontier(np.concatenate([p.states for p in parts]), np.concatenate([p.depths for p in parts]),
+                        np.concatenate([p.los for p in parts]), np.concatenate([p.weights for p in parts]))
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        return {"states": self.states, "depths": self.depths, "los": self.los, "weights": self.weights}
+
+
+@dataclass
+class SearchTotals:
+    """Running totals; with the frontier, everything needed to resume."""
+
+    count: int = 0
+    nodes: int = 0
+    batches: int = 0
+    items: int = 0
+    solutions: list[np.ndarray] = field(default_factory=list)
+
+    def meta(self) -> dict:
+        return {"count": self.count, "nodes": self.nodes, "batches": self.batches, "items": self.items}
+
+
+@dataclass
+class SearchSettings:
+    """How work is cut.  Defaults depend on the backend (see :func:`default_settings`)."""
+
+    budget: int = 1 << 20  # applied moves per item per launch
+    batch_size: int = 1 << 16  # items per launch
+    frontier_target: int = 4096  # expand the root until the frontier has this many items
+
+
+def default_settings(backend: Backend) -> SearchSettings:
+    if backend.name == "cuda":
+        return SearchSettings(budget=1 << 16, batch_size=1 << 20, frontier_target=1 << 16)
+    if backend.name == "cudasim":  # every simulated thread is a Python thread: keep it small
+        return SearchSettings(budget=1 << 12, batch_size=256, frontier_target=64)
+    return SearchSettings()
+
+
+def _dfs_batch(backend: Backend, rules: ModuleType) -> Callable:
+    # The one place that picks the kernel family for the DFS.
+    if backend.kind == "cpu":
+        from puzzlebatch.cpu_fallback.search import drivers
+    else:
+        from puzzlebatch.gpu_kernels.search import drivers
+    return drivers(rules).dfs_batch
+
+
+def _host(rules: ModuleType):
+    from puzzlebatch.cpu_fallback.search import drivers
+
+    return drivers(rules)
+
+
+class BatchDFS:
+    """Count or find the solutions of a family's search tree, in batches on one backend.
+
+    Parameters
+    ----------
+    problem
+        Rules, tables, root state and goal depth.
+    backend
+        Where the per-item DFS runs (see :func:`puzzlebatch.runners.backend.select_backend`).
+    settings
+        Budget, batch size and frontier size; defaults from :func:`default_settings`.
+    canonicalize
+        Optional ``f(frontier) -> frontier`` that merges symmetric fresh items (``lo == 0``) and adds up their
+        weights.  Only used when counting.
+    """
+
+    def __init__(self, problem: SearchProblem, backend: Backend, settings: SearchSettings | None = None,
+                 canonicalize: Callable[[Frontier], Frontier] | None = None):
+        self.problem = problem
+        self.backend = backend
+        self.settings = settings or default_settings(backend)
+        self.canonicalize = canonicalize
+        self._host = _host(problem.rules)
+        self._dfs = _dfs_batch(backend, problem.rules)
+
+    # -- frontier -------------------------------------------------------------------------------------------
+    def expand(self, frontier: Frontier, totals: SearchTotals, target: int, keep_solutions: int = 0,
+               symmetric: bool = False) -> Frontier:
+        """Expand breadth-first until the frontier has ``target`` items (or cannot grow).
+
+        Items that reach the goal on the way are counted (and kept as solutions) and leave the frontier.
+        """
+        p = self.problem
+        while 0 < len(frontier) < target and int(frontier.depths.min()) < p.goal:
+            states, depths, parent, nodes = self._host.expand(frontier.states, frontier.depths, frontier.los,
+                                                              p.goal, p.tables)
+            totals.nodes += int(nodes)
+            frontier = Frontier(states, depths, np.zeros(len(depths), np.int32), frontier.weights[parent])
+            at_goal = frontier.depths >= p.goal
+            if at_goal.any():
+                totals.count += int(frontier.weights[at_goal].sum())
+                for s in frontier.states[at_goal][: max(0, keep_solutions - len(totals.solutions))]:
+                    totals.solutions.append(s.copy())
+                frontier = frontier.take(~at_goal)
+            if symmetric and self.canonicalize is not None and len(frontier):
+                frontier = self.canonicalize(frontier)
+        return frontier
+
+    # -- one launch -----------------------------------------------------------------------------------------
+    def run_batch(self, batch: Frontier, max_solutions: int, stop_after: int):
+        """Run the per-item DFS on ``batch``; returns (out, states, stacks, solutions) as host arrays."""
+        p = self.problem
+        n, width = batch.states.shape
+        states = batch.states.copy()
+        stacks = np.zeros((n, p.goal + 1), np.int32)
+        out = np.zeros((n, OUT_WIDTH), np.int64)
+        solutions = np.zeros((n, max(max_solutions, 1), width), np.int64)
+        self._dfs(states, stacks, batch.depths.astype(np.int32), batch.los.astype(np.int32), p.goal,
+                  self.settings.budget, max_solutions, stop_after, solutions, out, p.tables)
+        return out, states, stacks, solutions
+
+    # -- whole searches -------------------------------------------------------------------------------------
+    def count(self, frontier: Frontier | None = None, totals: SearchTotals | None = None,
+              on_batch: Callable[[Frontier, SearchTotals], None] | None = None,
+              max_batches: int | None = None) -> tuple[SearchTotals, Frontier]:
+        """Count every solution (weighted by item weights).
+
+        ``frontier``/``totals`` resume an earlier run; ``on_batch(frontier, totals)`` is called after every
+        launch (progress, checkpoints); ``max_batches`` stops early (the returned frontier is what remains).
+        """
+        totals = totals or SearchTotals()
+        if frontier is None:
+            frontier = self.expand(Frontier.root(self.problem), totals, self.settings.frontier_target,
+                                   symmetric=True)
+        while len(frontier) and (max_batches is None or totals.batches < max_batches):
+            k = min(len(frontier), self.settings.batch_size)
+            batch, rest = frontier.take(slice(0, k)), frontier.take(slice(k, None))
+            out, states, stacks, _ = self.run_batch(batch, 0, 0)
+            totals.count += int((out[:, OUT_COUNT] * batch.weights).sum())
+            totals.nodes += int(out[:, OUT_NODES].sum())
+            totals.batches += 1
+            stopped = out[:, OUT_STATUS] == BUDGET
+            totals.items += int(k - stopped.sum())
+            parts = []
+            if stopped.any():
+                cont = self._host.split_batch(states[stopped], stacks[stopped],
+                                              batch.depths[stopped].astype(np.int32),
+                                              out[stopped, OUT_DEPTH].astype(np.int32), batch.weights[stopped],
+                                              self.problem.tables)
+                parts.append(Frontier(*cont))
+            parts.append(rest)
+            frontier = Frontier.concat(parts)
+            if on_batch is not None:
+                on_batch(frontier, totals)
+        return totals, frontier
+
+    def first(self, frontier: Frontier | None = None, totals: SearchTotals | None = None,
+              on_batch: Callable[[Frontier, SearchTotals], None] | None = None) -> tuple[SearchTotals, Frontier]:
+        """Find the first solution in depth-first order (the one a sequential DFS finds), or prove there is none.
+
+        The answer does not depend on the backend, batch size or budget: a solution is taken from an item only
+        when every item before it has been searched to the end.
+        """
+        totals = totals or SearchTotals()
+        if frontier is None:
+            frontier = self.expand(Frontier.root(self.problem), totals, self.settings.frontier_target,
+                                   keep_solutions=1)
+            if totals.solutions:  # solutions met during expansion come first in DFS order
+                totals.solutions = totals.solutions[:1]
+                return totals, frontier
+        while len(frontier):
+            k = min(len(frontier), self.settings.batch_size)
+            batch, rest = frontier.take(slice(0, k)), frontier.take(slice(k, None))
+            out, states, stacks, solutions = self.run_batch(batch, 1, 1)
+            totals.nodes += int(out[:, OUT_NODES].sum())
+            totals.batches += 1
+            status = out[:, OUT_STATUS]
+            not_done = np.flatnonzero(status != DONE)
+            if len(not_done) and status[not_done[0]] == STOPPED:
+                i = int(not_done[0])
+                totals.count = 1
+                totals.items += i + 1
+                totals.solutions = [solutions[i, 0].copy()]
+                return totals, frontier.take(slice(i + 1, None))
+            # Everything from the first unfinished item on goes back, in order, to keep DFS order.
+            first_open = int(not_done[0]) if len(not_done) else k
+            totals.items += first_open
+            parts = []
+            for i in range(first_open, k):
+                if status[i] == BUDGET:
+                    cont = self._host.split_batch(states[i:i + 1], stacks[i:i + 1],
+                                                  batch.depths[i:i + 1].astype(np.int32),
+                                                  out[i:i + 1, OUT_DEPTH].astype(np.int32),
+                                                  batch.weights[i:i + 1], self.problem.tables)
+                    parts.append(Frontier(*cont))
+                elif status[i] == STOPPED:
+                    parts.append(batch.take(slice(i, i + 1)))  # search it again, after the ones before it
+            parts.append(rest)
+            frontier = Frontier.concat(parts)
+            if on_batch is not None:
+                on_batch(frontier, totals)
+        return totals, frontier

@@ -1,0 +1,28 @@
+"""``puzzlebatch show FILE.h5``: the runs of a results store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from puzzlebatch.errors import PuzzleInputError
+
+
+def run(args) -> int:
+    from puzzlebatch.cli import print_json
+    from puzzlebatch.results.show import describe, format_text
+
+    if not Path(args.file).exists():
+        raise PuzzleInputError(f"{args.file}: no such file")
+    desc = describe(args.file)
+    if args.json:
+        print_json(desc)
+    else:
+        print(format_text(desc))
+    return 0
+
+
+def register(sub) -> None:
+    p = sub.add_parser("show", help="list the runs of a results file")
+    p.add_argument("file", help="an .h5 results store")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+    p.set_defaults(func=run)

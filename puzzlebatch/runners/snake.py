@@ -1,0 +1,119 @@
+"""Snake cubes on the batch DFS: counting embeddings and finding the first folding."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from puzzlebatch.puzzles.snake import encode, rules
+from puzzlebatch.puzzles.snake.model import Box, Chain, check_fits, is_valid_embedding
+from puzzlebatch.runners.backend import Backend
+from puzzlebatch.runners.search import BatchDFS, Frontier, SearchProblem, SearchSettings, SearchTotals
+
+
+def problem(chain: Chain, box: Box) -> SearchProblem:
+    check_fits(chain, box)
+    return SearchProblem(rules=rules, tables=encode.tables(chain, box), root=encode.root_state(box),
+                         goal=box.volume)
+
+
+def make_canonicalize(box: Box):
+    """Merge frontier items that are images of each other under the box's symmetries.
+
+    A symmetry maps the subtree below a prefix onto the subtree below its image (straight stays straight, a
+    corner stays a corner), so one representative per class, weighted by the class size, counts them all.
+    """
+    perms = box.symmetries()
+    w = encode.n_words(box.volume)
+
+    def canonicalize(frontier: Frontier) -> Frontier:
+        fresh = frontier.los == 0
+        depth = int(frontier.depths.max())
+        if not fresh.all() or int(frontier.depths.min()) != depth or depth == 0:
+            return frontier  # only a uniform layer of fresh items is merged
+        prefix = frontier.states[:, w:w + depth]
+        best = perms[0][prefix]
+        rows = np.arange(len(prefix))
+        for g in perms[1:]:
+            img = g[prefix]
+            diff = img != best
+            first = diff.argmax(axis=1)
+            less = diff.any(axis=1) & (img[rows, first] < best[rows, first])
+            best[less] = img[less]
+        _, rep, inverse = np.unique(best, axis=0, return_index=True, return_inverse=True)
+        weights = np.zeros(len(rep), np.int64)
+        np.add.at(weights, inverse.ravel(), frontier.weights)
+        order = np.argsort(rep)  # keep the representatives in frontier (DFS) order
+        merged = frontier.take(rep[order])
+        merged.weights = weights[order]
+        return merged
+
+    return canonicalize
+
+
+@dataclass
+class CountResult:
+    chain: str
+    box: str
+    embeddings: int
+    distinct: int
+    symmetries: int
+    nodes: int
+    seconds: float
+    backend: str
+    complete: bool
+
+    def to_json(self) -> dict:
+        return dict(self.__dict__)
+
+
+@dataclass
+class SolveResult:
+    chain: str
+    box: str
+    solved: bool
+    cells: list[list[int]] | None  # (x, y, z) of cube 1..N
+    nodes: int
+    seconds: float
+    backend: str
+
+    def to_json(self) -> dict:
+        return dict(self.__dict__)
+
+
+def searcher(chain: Chain, box: Box, backend: Backend, settings: SearchSettings | None = None) -> BatchDFS:
+    return BatchDFS(problem(chain, box), backend, settings, canonicalize=make_canonicalize(box))
+
+
+def count(chain: Chain, box: Box, backend: Backend, settings: SearchSettings | None = None, *,
+          frontier: Frontier | None = None, totals: SearchTotals | None = None, on_batch=None,
+          max_batches: int | None = None, elapsed: float = 0.0) -> tuple[CountResult, Frontier, SearchTotals]:
+    """Count the embeddings of ``chain`` in ``box`` (and the distinct ones up to the box's symmetries)."""
+    t0 = time.perf_counter()
+    dfs = searcher(chain, box, backend, settings)
+    totals, rest = dfs.count(frontier, totals, on_batch=on_batch, max_batches=max_batches)
+    n_sym = len(box.symmetries())
+    complete = len(rest) == 0
+    if complete and totals.count % n_sym:
+        raise AssertionError(f"{totals.count} embeddings is not a multiple of the {n_sym} symmetries")
+    result = CountResult(chain=chain.letters, box=str(box), embeddings=totals.count,
+                         distinct=totals.count // n_sym, symmetries=n_sym, nodes=totals.nodes,
+                         seconds=elapsed + time.perf_counter() - t0, backend=backend.name, complete=complete)
+    return result, rest, totals
+
+
+def solve(chain: Chain, box: Box, backend: Backend, settings: SearchSettings | None = None) -> SolveResult:
+    """The first folding in depth-first order (cube 1 at the lowest cell index that works), or none."""
+    t0 = time.perf_counter()
+    dfs = searcher(chain, box, backend, settings)
+    totals, _ = dfs.first()
+    cells = None
+    if totals.solutions:
+        idx = encode.cells_of(totals.solutions[0], box.volume, box)
+        if not is_valid_embedding(chain, box, idx):  # independent check before anything is reported
+            raise AssertionError(f"search returned an invalid folding: {idx.tolist()}")
+        cells = encode.coords_of(idx, box).tolist()
+    return SolveResult(chain=chain.letters, box=str(box), solved=cells is not None, cells=cells,
+                       nodes=totals.nodes, seconds=time.perf_counter() - t0, backend=backend.name)

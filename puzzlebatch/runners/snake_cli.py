@@ -1,0 +1,238 @@
+"""``puzzlebatch snake solve|count|generate``."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+
+from puzzlebatch.errors import PuzzleInputError
+from puzzlebatch.puzzles.snake.model import SOURCE_CHAIN, Box, Chain, check_fits, default_box, parse_box, \
+    parse_chain
+
+DEFAULT_RESULTS_DIR = Path("results")
+
+
+def default_out(verb: str) -> Path:
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+    return DEFAULT_RESULTS_DIR / f"snake-{verb}-{stamp}.h5"
+
+
+def _chain_and_box(args) -> tuple[Chain, Box]:
+    chain = parse_chain(args.chain)
+    box = parse_box(args.box) if args.box else default_box(chain)
+    check_fits(chain, box)
+    return chain, box
+
+
+def _settings(args, backend):
+    from puzzlebatch.runners.search import default_settings
+
+    s = default_settings(backend)
+    if args.budget:
+        s.budget = args.budget
+    if args.batch_size:
+        s.batch_size = args.batch_size
+    if args.frontier:
+        s.frontier_target = args.frontier
+    return s
+
+
+def _layers_text(cells: list[list[int]], box: Box) -> str:
+    """The folding layer by layer: cube numbers (1-based) on each z layer, y growing downwards."""
+    grid = np.zeros((box.c, box.b, box.a), dtype=int)
+    for k, (x, y, z) in enumerate(cells):
+        grid[z, y, x] = k + 1
+    width = len(str(len(cells)))
+    blocks = []
+    for z in range(box.c):
+        rows = [" ".join(f"{v:>{width}d}" for v in grid[z, y]) for y in range(box.b)]
+        blocks.append([f"z={z}".ljust(len(rows[0]))] + rows)
+    return "\n".join("   ".join(block[i] for block in blocks) for i in range(box.b + 1))
+
+
+# -- solve -------------------------------------------------------------------------------------------------------
+def run_solve(args) -> int:
+    from puzzlebatch.cli import print_json
+    from puzzlebatch.runners import snake
+    from puzzlebatch.runners.backend import select_backend
+
+    chain, box = _chain_and_box(args)
+    backend = select_backend(args.backend)
+    result = snake.solve(chain, box, backend, _settings(args, backend))
+    doc = result.to_json()
+    doc["device"] = backend.device
+    if args.png and result.solved:
+        from puzzlebatch.results.pictures import draw_snake
+
+        doc["picture"] = str(draw_snake(np.array(result.cells), box.dims, args.png,
+                                        title=f"{chain.letters} in {box}"))
+    if args.json:
+        print_json(doc)
+    elif result.solved:
+        print(f"chain {chain.letters} ({chain.length} cubes) folds into {box}:")
+        print(_layers_text(result.cells, box))
+        print("cells of cube 1..N (x, y, z): " + " ".join(f"({x},{y},{z})" for x, y, z in result.cells))
+        print(f"{result.nodes} nodes in {result.seconds:.3f} s on {backend.name} ({backend.device})")
+        if "picture" in doc:
+            print(f"picture: {doc['picture']}")
+    else:
+        print(f"chain {chain.letters} does not fold into {box} (searched {result.nodes} nodes on {backend.name})")
+    return 0
+
+
+# -- count -------------------------------------------------------------------------------------------------------
+def _open_count_run(args, chain: Chain, box: Box, backend, params: dict):
+    """The store and run to write to; for --resume, the unfinished run with the same chain and box."""
+    from puzzlebatch.results.store import ResultsStore
+
+    out = Path(args.out) if args.out else default_out("count")
+    if args.resume and not out.exists():
+        raise PuzzleInputError(f"--resume: {out} does not exist; give the --out file of the interrupted run")
+    store = ResultsStore(out, "a")
+    if args.resume:
+        for run_id in reversed(store.run_ids()):
+            run = store.run(run_id)
+            a = run.attrs
+            if a.get("family") == "snake" and a.get("algorithm") == "count" and a.get("status") != "done" \
+                    and a["params"].get("chain") == chain.letters and a["params"].get("box") == str(box):
+                return store, run, out
+        store.close()
+        raise PuzzleInputError(f"--resume: {out} has no unfinished count of {chain.letters} in {box}")
+    run = store.create_run("snake", "count", backend=backend.name, device=backend.device, seed=None,
+                           params=params)
+    return store, run, out
+
+
+def run_count(args) -> int:
+    from puzzlebatch.cli import print_json
+    from puzzlebatch.runners import snake
+    from puzzlebatch.runners.backend import select_backend
+    from puzzlebatch.runners.progress import bar
+    from puzzlebatch.runners.search import Frontier, SearchTotals
+
+    chain, box = _chain_and_box(args)
+    backend = select_backend(args.backend)
+    settings = _settings(args, backend)
+    params = {"chain": chain.letters, "box": str(box), "budget": settings.budget,
+              "batch_size": settings.batch_size, "frontier_target": settings.frontier_target}
+    store, run, out = _open_count_run(args, chain, box, backend, params)
+    frontier, totals, elapsed = None, None, 0.0
+    if args.resume:
+        ck = run.load_checkpoint()
+        if ck is not None:
+            arrays, meta = ck
+            frontier = Frontier(arrays["states"], arrays["depths"], arrays["los"], arrays["weights"])
+            totals = SearchTotals(count=meta["count"], nodes=meta["nodes"], batches=meta["batches"],
+                                  items=meta["items"])
+            elapsed = float(meta.get("seconds", 0.0))
+    run.set_instances(chain=np.array(chain.corners, dtype=np.int8), box=np.array(box.dims, dtype=np.int64))
+
+    t0 = time.perf_counter()
+    last_ck = [t0]
+    progress = bar(f"snake count {box}", unit="batch")
+
+    def on_batch(front: Frontier, tot: SearchTotals) -> None:
+        progress.update(1)
+        progress.set_postfix(embeddings=tot.count, items_left=len(front), nodes=tot.nodes)
+        now = time.perf_counter()
+        run.append_series("embeddings", tot.batches, tot.count)
+        if now - last_ck[0] >= args.checkpoint_every:
+            meta = tot.meta() | {"seconds": elapsed + now - t0}
+            run.save_checkpoint(front.arrays(), meta)
+            last_ck[0] = now
+
+    try:
+        result, rest, totals = snake.count(chain, box, backend, settings, frontier=frontier, totals=totals,
+                                           on_batch=on_batch, max_batches=args.max_batches, elapsed=elapsed)
+    except KeyboardInterrupt:
+        progress.close()
+        run.finish("interrupted", seconds=elapsed + time.perf_counter() - t0)
+        store.close()
+        print(f"puzzlebatch: interrupted; resume with: puzzlebatch snake count {chain.letters} --box {box} "
+              f"--out {out} --resume", file=sys.stderr)
+        return 130
+    progress.close()
+    doc = result.to_json() | {"device": backend.device, "out": str(out), "run_id": run.id}
+    if result.complete:
+        run.set_result(result.to_json())
+        run.finish("done", seconds=result.seconds)
+    else:  # stopped by --max-batches: keep what remains so --resume can finish it
+        run.save_checkpoint(rest.arrays(), totals.meta() | {"seconds": result.seconds})
+        run.finish("interrupted", seconds=result.seconds)
+    store.close()
+    if args.json:
+        print_json(doc)
+    elif result.complete:
+        print(f"chain {chain.letters} ({chain.length} cubes) in {box}: {result.embeddings} embeddings, "
+              f"{result.distinct} distinct up to the box's {result.symmetries} symmetries")
+        print(f"{result.nodes} nodes in {result.seconds:.3f} s on {backend.name} ({backend.device})")
+        print(f"results: {out} (run {run.id})")
+    else:
+        print(f"stopped after {totals.batches} batches with {len(rest)} work items left; "
+              f"{result.embeddings} embeddings so far. Resume with --out {out} --resume")
+    return 0
+
+
+# -- generate ----------------------------------------------------------------------------------------------------
+def run_generate(args) -> int:
+    from puzzlebatch.cli import print_json
+    from puzzlebatch.puzzles.snake.generate import random_chain
+
+    box = parse_box(args.box)
+    if box.volume < 2:
+        raise PuzzleInputError(f"box {box}: needs at least 2 cells")
+    chains = []
+    for k in range(args.count):
+        chain, path = random_chain(box, args.seed + k)
+        chains.append({"seed": args.seed + k, "chain": chain.letters,
+                       "segments": ",".join(map(str, chain.segments())), "path": path.tolist()})
+    if args.json:
+        print_json({"box": str(box), "chains": chains})
+    else:
+        for c in chains:
+            print(c["chain"])
+    return 0
+
+
+def _common(p, backend=True) -> None:
+    p.add_argument("chain", nargs="?", default=SOURCE_CHAIN,
+                   help="letters F/J (one a cube) or segment lengths 3,2,2,...; default: the source document's "
+                        "3x3x3 chain")
+    p.add_argument("--box", help="AxBxC target box (default: the n x n x n cube of the chain's length)")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+    p.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
+    p.add_argument("--budget", type=int, help="DFS nodes per work item per launch")
+    p.add_argument("--batch-size", type=int, help="work items per launch")
+    p.add_argument("--frontier", type=int, help="expand the root into this many work items")
+
+
+def register(sub) -> None:
+    snake = sub.add_parser("snake", help="snake cubes: fold a chain of straight and corner cubes into a box")
+    verbs = snake.add_subparsers(dest="verb", metavar="VERB", parser_class=type(snake))
+    verbs.required = True
+
+    p = verbs.add_parser("solve", help="the first folding of a chain (DFS order), or none")
+    _common(p)
+    p.add_argument("--png", "--svg", dest="png", metavar="FILE", help="draw the folding (.png or .svg)")
+    p.set_defaults(func=run_solve)
+
+    p = verbs.add_parser("count", help="count all embeddings and the distinct foldings; store in HDF5")
+    _common(p)
+    p.add_argument("--out", help="results file (default: results/snake-count-<time>.h5)")
+    p.add_argument("--resume", action="store_true", help="continue the unfinished count in --out")
+    p.add_argument("--checkpoint-every", type=float, default=30.0, metavar="SECONDS",
+                   help="save the frontier this often (default 30)")
+    p.add_argument("--max-batches", type=int, help="stop after this many launches (resume later)")
+    p.set_defaults(func=run_count)
+
+    p = verbs.add_parser("generate", help="random chains that fold into a box (random Hamiltonian paths)")
+    p.add_argument("--box", default="3x3x3")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--count", type=int, default=1)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=run_generate)
