@@ -10,7 +10,7 @@ from functools import lru_cache
 from types import ModuleType
 
 import numpy as np
-from numba import njit, prange
+from numba import njit, prange, set_parallel_chunksize
 
 from puzzlebatch.jit import compile_rules
 from puzzlebatch.puzzles import search
@@ -30,9 +30,12 @@ def drivers(rules: ModuleType):
 
     @njit(parallel=True)
     def dfs_batch(states, stacks, roots, los, goal, budget, max_solutions, stop_after, solutions, out, tables):
+        # Items differ wildly in size: hand them out one at a time, not in equal contiguous blocks.
+        previous = set_parallel_chunksize(1)
         for i in prange(states.shape[0]):
             dfs_item(states[i], stacks[i], roots[i], los[i], goal, budget, max_solutions, stop_after,
                      solutions[i], out[i], tables)
+        set_parallel_chunksize(previous)
 
     @njit
     def expand(states, depths, los, goal, tables):

@@ -82,13 +82,15 @@ class SearchSettings:
     budget: int = 1 << 20  # applied moves per item per launch
     batch_size: int = 1 << 16  # items per launch
     frontier_target: int = 4096  # expand the root until the frontier has this many items
+    first_batch_size: int = 64  # items per launch when looking for a first solution (in DFS order)
 
 
 def default_settings(backend: Backend) -> SearchSettings:
     if backend.name == "cuda":
-        return SearchSettings(budget=1 << 16, batch_size=1 << 20, frontier_target=1 << 16)
+        return SearchSettings(budget=1 << 16, batch_size=1 << 20, frontier_target=1 << 16,
+                              first_batch_size=1 << 14)
     if backend.name == "cudasim":  # every simulated thread is a Python thread: keep it small
-        return SearchSettings(budget=1 << 12, batch_size=256, frontier_target=64)
+        return SearchSettings(budget=1 << 12, batch_size=256, frontier_target=64, first_batch_size=64)
     return SearchSettings()
 
 
@@ -119,8 +121,8 @@ class BatchDFS:
     settings
         Budget, batch size and frontier size; defaults from :func:`default_settings`.
     canonicalize
-        Optional ``f(frontier) -> frontier`` that merges symmetric fresh items (``lo == 0``) and adds up their
-        weights.  Only used when counting.
+        Optional ``f(frontier) -> frontier`` that merges symmetric fresh items (``lo == 0``) into their first
+        member and adds up their weights.
     """
 
     def __init__(self, problem: SearchProblem, backend: Backend, settings: SearchSettings | None = None,
@@ -205,20 +207,22 @@ class BatchDFS:
 
     def first(self, frontier: Frontier | None = None, totals: SearchTotals | None = None,
               on_batch: Callable[[Frontier, SearchTotals], None] | None = None) -> tuple[SearchTotals, Frontier]:
-        """Find the first solution in depth-first order (the one a sequential DFS finds), or prove there is none.
+        """Find the first solution in depth-first order, or prove there is none.
 
-        The answer does not depend on the backend, batch size or budget: a solution is taken from an item only
-        when every item before it has been searched to the end.
+        The order is that of a sequential DFS over the frontier (with ``canonicalize``, over one representative
+        of each symmetry class, so a symmetric copy of an earlier folding is never searched).  The answer does not
+        depend on the backend, batch size or budget: a solution is taken from an item only when every item before
+        it has been searched to the end.
         """
         totals = totals or SearchTotals()
         if frontier is None:
             frontier = self.expand(Frontier.root(self.problem), totals, self.settings.frontier_target,
-                                   keep_solutions=1)
+                                   keep_solutions=1, symmetric=True)
             if totals.solutions:  # solutions met during expansion come first in DFS order
                 totals.solutions = totals.solutions[:1]
                 return totals, frontier
         while len(frontier):
-            k = min(len(frontier), self.settings.batch_size)
+            k = min(len(frontier), self.settings.first_batch_size)
             batch, rest = frontier.take(slice(0, k)), frontier.take(slice(k, None))
             out, states, stacks, solutions = self.run_batch(batch, 1, 1)
             totals.nodes += int(out[:, OUT_NODES].sum())

@@ -105,7 +105,7 @@ def count(chain: Chain, box: Box, backend: Backend, settings: SearchSettings | N
 
 
 def solve(chain: Chain, box: Box, backend: Backend, settings: SearchSettings | None = None) -> SolveResult:
-    """The first folding in depth-first order (cube 1 at the lowest cell index that works), or none."""
+    """One folding, or none: the first in depth-first order over one representative of each symmetry class."""
     t0 = time.perf_counter()
     dfs = searcher(chain, box, backend, settings)
     totals, _ = dfs.first()

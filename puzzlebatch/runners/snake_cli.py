@@ -130,7 +130,8 @@ def run_count(args) -> int:
             totals = SearchTotals(count=meta["count"], nodes=meta["nodes"], batches=meta["batches"],
                                   items=meta["items"])
             elapsed = float(meta.get("seconds", 0.0))
-    run.set_instances(chain=np.array(chain.corners, dtype=np.int8), box=np.array(box.dims, dtype=np.int64))
+    else:
+        run.set_instances(chain=np.array(chain.corners, dtype=np.int8), box=np.array(box.dims, dtype=np.int64))
 
     t0 = time.perf_counter()
     last_ck = [t0]

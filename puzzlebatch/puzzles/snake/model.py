@@ -85,8 +85,9 @@ class Box:
     def symmetries(self) -> np.ndarray:
         """Cell permutations of the box's symmetries (rotations and reflections mapping it onto itself).
 
-        Returns an (|G|, volume) array: row g maps cell i to cell ``perm[g, i]``.  |G| is 48 for a cube,
-        16 when two sides are equal, 8 otherwise.
+        Returns an (|G|, volume) array: row g maps cell i to cell ``perm[g, i]``; row 0 is the identity.
+        |G| is 48 for a cube, 16 when two sides are equal, 8 otherwise — fewer for flat boxes, where isometries
+        that differ only by flipping a side of length 1 move no cell and count once.
         """
         xyz = self.coords()
         dims = np.array(self.dims)
@@ -99,8 +100,8 @@ class Box:
                 for i in range(3):
                     if flips[i]:
                         new[:, i] = dims[i] - 1 - new[:, i]
-                perms.append(self.index(new[:, 0], new[:, 1], new[:, 2]))
-        return np.array(perms, dtype=np.int64)
+                perms.append(tuple(self.index(new[:, 0], new[:, 1], new[:, 2])))
+        return np.array(list(dict.fromkeys(perms)), dtype=np.int64)  # distinct, identity first
 
 
 _LETTERS = re.compile(r"^[FJ]+$")

@@ -43,6 +43,38 @@ def clear_occupied(state, cell):
     state[w] = state[w] & ~(1 << b)
 
 
+def free_degree(state, cell, head, tables):
+    """Free neighbours of ``cell``, counting the chain's head as free (the path can still enter from it)."""
+    nbr = tables[H_NBR] + cell * 6
+    k = 0
+    for d in range(6):
+        m = tables[nbr + d]
+        if m >= 0 and (m == head or not is_occupied(state, m)):
+            k += 1
+    return k
+
+
+def strands_a_cell(state, prev, head, tables):
+    """True when the move that just left ``prev`` makes the box impossible to fill.
+
+    Leaving ``prev`` takes one free neighbour away from each free cell around it.  Such a cell with no free
+    neighbour left can never be reached; one with a single free neighbour can only be the chain's last cube,
+    so two of them cannot both be served.  (Sound pruning only: no folding is ever cut.)
+    """
+    nbr = tables[H_NBR] + prev * 6
+    ends = 0
+    for d in range(6):
+        u = tables[nbr + d]
+        if u < 0 or u == head or is_occupied(state, u):
+            continue
+        k = free_degree(state, u, head, tables)
+        if k == 0:
+            return True
+        if k == 1:
+            ends += 1
+    return ends >= 2
+
+
 def n_choices(state, depth, tables):
     n = tables[H_CELLS]
     if depth == 0:
@@ -76,6 +108,9 @@ def apply(state, depth, choice, tables):
     if nxt < 0 or is_occupied(state, nxt):
         return False
     set_occupied(state, nxt)
+    if depth + 1 < n and strands_a_cell(state, state[cells + depth - 1], nxt, tables):
+        clear_occupied(state, nxt)
+        return False
     state[cells + depth] = nxt
     state[dirs + depth] = direction
     return True

@@ -1,0 +1,140 @@
+"""The command line: JSON contracts, one-line errors with exit status 2, stores, resume, pictures."""
+
+import json
+import os
+import subprocess
+import sys
+
+import h5py
+import pytest
+
+from puzzlebatch.cli import main
+from puzzlebatch.puzzles.snake.model import SOURCE_CHAIN
+
+
+def run_cli(capsys, *args):
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_count_json_contract_and_store(tmp_path, capsys):
+    out_file = tmp_path / "c.h5"
+    code, out, err = run_cli(capsys, "snake", "count", "--json", "--backend", "cpu", "--out", str(out_file))
+    assert code == 0
+    doc = json.loads(out)
+    assert (doc["embeddings"], doc["distinct"], doc["backend"]) == (48, 1, "cpu")
+    assert doc["chain"] == SOURCE_CHAIN and doc["box"] == "3x3x3" and doc["nodes"] > 0 and doc["seconds"] >= 0
+    code, out, _ = run_cli(capsys, "show", str(out_file), "--json")
+    desc = json.loads(out)
+    run = desc["runs"][0]
+    assert run["family"] == "snake" and run["status"] == "done" and run["result"]["embeddings"] == 48
+    assert run["backend"] == "cpu"
+    code, out, _ = run_cli(capsys, "show", str(out_file))
+    assert code == 0 and run["id"] in out
+
+
+def test_count_default_output_is_under_results(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run_cli(capsys, "snake", "count", "FJJJJJJF", "--box", "2x2x2")
+    assert code == 0
+    files = list((tmp_path / "results").glob("snake-count-*.h5"))
+    assert len(files) == 1 and str(files[0].relative_to(tmp_path)) in out
+    assert "144 embeddings, 3 distinct" in out
+
+
+def test_count_resume_gives_the_uninterrupted_answer(tmp_path, capsys):
+    out_file = tmp_path / "r.h5"
+    common = ["snake", "count", "--backend", "cpu", "--out", str(out_file), "--budget", "20", "--batch-size", "5",
+              "--frontier", "4", "--json"]
+    code, out, _ = run_cli(capsys, *common, "--max-batches", "3")
+    partial = json.loads(out)
+    assert code == 0 and not partial["complete"]
+    code, out, _ = run_cli(capsys, *common, "--resume")
+    final = json.loads(out)
+    assert final["complete"] and (final["embeddings"], final["distinct"]) == (48, 1)
+    assert final["run_id"] == partial["run_id"]
+    with h5py.File(out_file, "r") as f:
+        assert list(f["runs"]) == [partial["run_id"]]
+
+
+def test_resume_errors(tmp_path, capsys):
+    code, _, err = run_cli(capsys, "snake", "count", "--out", str(tmp_path / "none.h5"), "--resume")
+    assert code == 2 and "does not exist" in err
+    done = tmp_path / "done.h5"
+    run_cli(capsys, "snake", "count", "--out", str(done))
+    code, _, err = run_cli(capsys, "snake", "count", "--out", str(done), "--resume")
+    assert code == 2 and "no unfinished count" in err
+
+
+def test_solve_json_and_picture(tmp_path, capsys):
+    png = tmp_path / "fold.png"
+    code, out, _ = run_cli(capsys, "snake", "solve", "3,2,2,3,2,3,2,2,3,3,2,2,2,3,3,3,3", "--json", "--png",
+                           str(png))
+    doc = json.loads(out)
+    assert code == 0 and doc["solved"] and len(doc["cells"]) == 27 and doc["backend"] == "cpu"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    code, out, _ = run_cli(capsys, "snake", "solve")
+    assert code == 0 and "folds into 3x3x3" in out and "z=2" in out
+
+
+def test_solve_unsolvable_is_an_answer(capsys):
+    code, out, _ = run_cli(capsys, "snake", "solve", "FFJFJFJFJFJF", "--box", "2x2x3", "--json")
+    assert code == 0 and json.loads(out)["solved"] is False
+
+
+@pytest.mark.parametrize("args, words", [
+    (["snake", "solve", "FFJQ"], "unexpected character 'Q'"),
+    (["snake", "count", "FFJJ", "--box", "2x2x2"], "does not fill box 2x2x2"),
+    (["snake", "count", "FFJJ"], "not a cube number"),
+    (["snake", "solve", "--box", "3x3"], "does not fill box 3x3x1"),
+    (["snake", "solve", "4,2,2,2,2", "--box", "2x2x2"], "straight run of 4"),
+    (["snake", "solve", "--box", "3xq"], "box '3xq'"),
+    (["show", "/nonexistent/x.h5"], "no such file"),
+    (["snake", "generate", "--box", "1x1x1"], "at least 2 cells"),
+])
+def test_bad_input_is_one_line_and_exit_2(args, words, capsys):
+    code, out, err = run_cli(capsys, *args)
+    assert code == 2 and words in err and err.count("\n") == 1 and out == ""
+
+
+def test_argparse_errors_are_one_line_too():
+    proc = subprocess.run([sys.executable, "-m", "puzzlebatch", "snake", "count", "--bogus"], capture_output=True,
+                          text=True)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "--bogus" in proc.stderr
+
+
+def test_cuda_without_gpu_is_a_clear_error():
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="0")
+    proc = subprocess.run([sys.executable, "-m", "puzzlebatch", "snake", "count", "--backend", "cuda"],
+                          capture_output=True, text=True, env=env)
+    if proc.returncode == 0:
+        pytest.skip("this machine has a CUDA GPU")
+    assert proc.returncode == 2 and "no CUDA GPU" in proc.stderr and "Traceback" not in proc.stderr
+
+
+@pytest.mark.gpu
+def test_cuda_under_simulator_reports_cudasim(capsys):
+    code, out, _ = run_cli(capsys, "snake", "count", "FJJJJJJF", "--box", "2x2x2", "--backend", "cuda", "--json",
+                           "--out", "results-test-sim.h5")
+    doc = json.loads(out)
+    os.remove("results-test-sim.h5")
+    assert doc["backend"] == "cudasim" and doc["embeddings"] == 144
+
+
+def test_info_json(capsys):
+    code, out, _ = run_cli(capsys, "info", "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["backends"]["cpu"] is True and doc["backends"]["auto"] == "cpu"
+    assert doc["dependencies"]["numba"] and doc["dependencies"]["h5py"]
+    code, out, _ = run_cli(capsys, "info")
+    assert "backends:" in out
+
+
+def test_generate_json(capsys):
+    code, out, _ = run_cli(capsys, "snake", "generate", "--box", "2x3x4", "--seed", "5", "--count", "2", "--json")
+    doc = json.loads(out)
+    assert len(doc["chains"]) == 2 and all(len(c["chain"]) == 24 for c in doc["chains"])
+    code, out, _ = run_cli(capsys, "snake", "count", doc["chains"][0]["segments"], "--box", "2x3x4", "--json",
+                           "--out", os.path.join(os.environ.get("TMPDIR", "/tmp"), "gen-test.h5"))
+    assert json.loads(out)["embeddings"] >= 1
