@@ -57,7 +57,7 @@ def test_first_solution_search_is_bit_identical(cpu, gpu):
 
 
 @pytest.mark.parametrize("letters, dims", [
-    ("FJJJJJJF", (2, 2, 2)),
+    (random_chain(Box(2, 2, 4), 1)[0].letters, (2, 2, 4)),
     (random_chain(Box(3, 3, 2), 6)[0].letters, (3, 3, 2)),
     (SOURCE_CHAIN, (3, 3, 3)),
 ])
