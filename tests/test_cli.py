@@ -114,11 +114,10 @@ def test_cuda_without_gpu_is_a_clear_error():
 
 
 @pytest.mark.gpu
-def test_cuda_under_simulator_reports_cudasim(capsys):
+def test_cuda_under_simulator_reports_cudasim(tmp_path, capsys):
     code, out, _ = run_cli(capsys, "snake", "count", "FJJJJJJF", "--box", "2x2x2", "--backend", "cuda", "--json",
-                           "--out", "results-test-sim.h5")
+                           "--out", str(tmp_path / "sim.h5"))
     doc = json.loads(out)
-    os.remove("results-test-sim.h5")
     assert doc["backend"] == "cudasim" and doc["embeddings"] == 144
 
 
