@@ -77,3 +77,15 @@ def compile_rules(module: ModuleType, target: Target) -> SimpleNamespace:
 def jit_function(fn: Callable, target: Target) -> Callable:
     """Compile one plain function (e.g. a closure built by a factory) for ``target``."""
     return _jit_for(target)(fn)
+
+
+def next_choice_of(module: ModuleType, compiled: SimpleNamespace, target: Target) -> Callable:
+    """The family's ``next_choice`` twin if its rules define one, else the compiled default (try everything)."""
+    if hasattr(compiled, "next_choice"):
+        return compiled.next_choice
+    from puzzlebatch.puzzles.search import no_skip
+
+    key = ("puzzlebatch.puzzles.search.no_skip", target)
+    if key not in _cache:
+        _cache[key] = SimpleNamespace(fn=jit_function(no_skip, target))
+    return _cache[key].fn

@@ -12,7 +12,7 @@ from types import ModuleType
 import numpy as np
 from numba import njit, prange, set_parallel_chunksize
 
-from puzzlebatch.jit import compile_rules
+from puzzlebatch.jit import compile_rules, next_choice_of
 from puzzlebatch.puzzles import search
 from puzzlebatch.puzzles.search import OUT_WIDTH
 
@@ -24,7 +24,7 @@ def drivers(rules: ModuleType):
     Returns an object with ``dfs_batch``, ``expand`` and ``split_batch``.
     """
     r = compile_rules(rules, "cpu")
-    dfs_item = njit(search.make_dfs_item(r.n_choices, r.apply, r.undo))
+    dfs_item = njit(search.make_dfs_item(r.n_choices, r.apply, r.undo, next_choice_of(rules, r, "cpu")))
     split_item = njit(search.make_split_item(r.n_choices, r.undo))
     n_choices, apply, undo = r.n_choices, r.apply, r.undo
 
