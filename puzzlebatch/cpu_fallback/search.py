@@ -25,8 +25,9 @@ def drivers(rules: ModuleType):
     """
     r = compile_rules(rules, "cpu")
     dfs_item = njit(search.make_dfs_item(r.n_choices, r.apply, r.undo, next_choice_of(rules, r, "cpu")))
-    split_item = njit(search.make_split_item(r.n_choices, r.undo))
-    n_choices, apply, undo = r.n_choices, r.apply, r.undo
+    h = compile_rules(rules, "cpu-host")  # expansion and splitting run rarely: quicker to compile
+    split_item = njit(search.make_split_item(h.n_choices, h.undo))
+    n_choices, apply, undo = h.n_choices, h.apply, h.undo
 
     @njit(parallel=True)
     def dfs_batch(states, stacks, roots, los, goal, budget, max_solutions, stop_after, solutions, out, tables):

@@ -77,11 +77,12 @@ def warm_up(backend: Backend) -> float:
     t0 = time.perf_counter()
     from puzzlebatch.puzzles.polyomino import shapes as S
 
-    pk = P.build(P.parse_board("2x2"), S.load_pieces("dominoes", unlimited=True))
+    pk = P.build(P.parse_board("4x2"), S.load_pieces("dominoes", unlimited=True))
+    tiny = SearchSettings(budget=1, batch_size=4, frontier_target=3, first_batch_size=2)  # splits happen too
     for prune in (True, False):
         eng = engine(pk.cover, "first", prune)
-        count_engine(eng, backend)
-        BatchDFS(eng.problem, backend).first()
+        count_engine(eng, backend, tiny)
+        BatchDFS(eng.problem, backend, tiny).first()
     if backend.kind == "cpu":
         enumerate_solutions(engine(pk.cover), ())
     _WARM.add(backend.name)
