@@ -29,10 +29,12 @@ def _plain_functions(module: ModuleType) -> dict[str, types.FunctionType]:
     }
 
 
-def _jit_for(target: Target) -> Callable[[Callable], Callable]:
+def _jit_for(target: Target, inline: bool = True) -> Callable[[Callable], Callable]:
     if target == "cpu":
         from numba import njit
 
+        if not inline:  # plain njit: LLVM still inlines small functions, and numba compiles far faster
+            return lambda fn: njit(fn)
         return lambda fn: njit(inline="always")(fn)
     if target == "cuda":
         from numba import cuda
@@ -41,7 +43,7 @@ def _jit_for(target: Target) -> Callable[[Callable], Callable]:
     raise ValueError(f"unknown compile target {target!r}: expected 'cpu' or 'cuda'")
 
 
-def compile_rules(module: ModuleType, target: Target) -> SimpleNamespace:
+def compile_rules(module: ModuleType, target: Target, *, inline: bool = True) -> SimpleNamespace:
     """Return a namespace with every rule of ``module`` compiled for ``target``.
 
     Parameters
@@ -50,16 +52,19 @@ def compile_rules(module: ModuleType, target: Target) -> SimpleNamespace:
         A rules module of plain functions (no numba decorators).
     target
         ``"cpu"`` for njit functions (inlined into their callers), ``"cuda"`` for CUDA device functions.
+    inline
+        CPU only: False compiles plain ``njit`` functions instead of numba-IR inlined ones (large rule sets compile
+        several times faster; LLVM still inlines the small ones).
 
     Returns
     -------
     types.SimpleNamespace
         One attribute per rule, the compiled twin.  Results are cached per (module, target).
     """
-    key = (module.__name__, target)
+    key = (module.__name__, target) if inline else (module.__name__, target, "no-inline")
     if key in _cache:
         return _cache[key]
-    jit = _jit_for(target)
+    jit = _jit_for(target, inline)
     plain = _plain_functions(module)
     shared_globals = dict(vars(module))  # constants and imports stay visible; rules are swapped below
     compiled: dict[str, Callable] = {}

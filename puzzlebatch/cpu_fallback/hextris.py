@@ -19,7 +19,7 @@ from puzzlebatch.puzzles.hextris import rules
 def drivers():
     """The compiled CPU drivers (built on first use): ``init_batch``, ``commands_batch``, ``policy_batch``,
     ``placements_batch``."""
-    r = compile_rules(rules, "cpu")
+    r = compile_rules(rules, "cpu", inline=False)  # a large rule set: see jit.compile_rules
     init_game, play_commands, play_policy, play_placements = (r.init_game, r.play_commands, r.play_policy,
                                                               r.play_placements)
 

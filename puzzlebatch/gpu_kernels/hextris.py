@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+import numpy as np
 from numba import cuda  # a module global: the simulator swaps it for its fake inside kernels
 
 from puzzlebatch.config import launch
@@ -53,7 +54,7 @@ def drivers():
         if n == 0:
             return
         d_out = [cuda.to_device(a) for a in outputs]
-        d_in = [cuda.to_device(a) if hasattr(a, "shape") else a for a in inputs]
+        d_in = [cuda.to_device(a) if isinstance(a, np.ndarray) else a for a in inputs]
         kernel[launch.blocks_for(n), launch.threads_per_block](*d_in, *d_out)
         for host, dev in zip(outputs, d_out):
             dev.copy_to_host(host)
