@@ -37,6 +37,7 @@ def test_command_strings_are_bit_identical(cpu, gpu):
     sols = [random_solution(rng, rng.randint(5, 40), down_bias=0.7) for _ in range(n)]
     sols[0] = "ll#"  # an invalid character
     sols[1] = "bp"  # a repeated position
+    prob[2], seeds[2], sols[2] = 3, 0, "b" * 30 + "l" * 45  # across bit 63 of problem 24's first word, then down
     out = []
     for backend in (cpu, gpu):
         sim = Playouts(ps, backend)

@@ -138,14 +138,17 @@ class Playouts:
     def _work(self, n: int) -> np.ndarray:
         return np.zeros((n, self.tableset.work_len), np.int64)
 
-    def _cap(self, games: GameBatch, record: bool | int) -> int:
+    def _cap(self, games: GameBatch, record: bool | int, max_units: int = -1) -> int:
+        """Commands to make room for per game: a BFS path is at most height + width + a few turns long."""
         if record is False:
             return 0
         if record is True:
             t = self.tableset.tables
-            per_unit = int((t[:, rules.H_HEIGHT] + t[:, rules.H_WIDTH] + 16).max())
+            per_unit = int((2 * t[:, rules.H_HEIGHT] + t[:, rules.H_WIDTH] + 16).max())
             left = int((t[games.prob, rules.H_SRCLEN] - games.states[:, rules.S_SPAWNED] + 1).max()) if len(games) \
                 else 0
+            if max_units >= 0:
+                left = min(left, max_units)
             return max(1, per_unit * left)
         return int(record)
 
@@ -175,12 +178,28 @@ class Playouts:
         n = len(games)
         w = np.asarray(weights, dtype=np.int64)
         w = np.broadcast_to(w, (n, rules.N_FEATURES)).copy() if w.ndim == 1 else np.ascontiguousarray(w)
-        cap = self._cap(games, record)
-        out = np.zeros((n, cap), np.int8)
-        n_out = np.zeros(n, np.int64)
-        self._d.policy_batch(self.tableset.tables, games.prob, w, np.int64(max_units), games.states, games.boards,
-                             games.vis, self._work(n), np.zeros((n, rules.N_FEATURES), np.int64), out, n_out)
-        return [out[i, : min(int(n_out[i]), cap)] if record is not False else out[i, :0] for i in range(n)]
+        feats = np.zeros((n, rules.N_FEATURES), np.int64)
+
+        def call(out, n_out):
+            self._d.policy_batch(self.tableset.tables, games.prob, w, np.int64(max_units), games.states,
+                                 games.boards, games.vis, self._work(n), feats, out, n_out)
+
+        return self._recorded(games, call, self._cap(games, record, max_units), record is True)
+
+    def _recorded(self, games: GameBatch, call, cap: int, grow: bool) -> list[np.ndarray]:
+        """Run ``call(out, n_out)``; when recording everything and a game's commands overflowed ``out``, replay the
+        batch from a copy with room for all of them (long winding paths are rare), so no command is ever lost."""
+        n = len(games)
+        before = games.take(slice(None)) if grow else None
+        while True:
+            out = np.zeros((n, cap), np.int8)
+            n_out = np.zeros(n, np.int64)
+            call(out, n_out)
+            if not grow or n == 0 or int(n_out.max()) <= cap:
+                return [out[i, : min(int(n_out[i]), cap)] for i in range(n)]
+            cap = int(n_out.max())
+            for name in ("prob", "states", "boards", "vis"):
+                getattr(games, name)[...] = getattr(before, name)
 
     def run_placements(self, games: GameBatch, targets, record: bool | int = True) -> list[np.ndarray]:
         """Lock each game's next units at given places, in place: the placement-policy entry point.
@@ -198,12 +217,13 @@ class Playouts:
         n = len(games)
         n_targets = np.full(n, targets.shape[1], np.int64) if n_targets is None else \
             np.asarray(n_targets, dtype=np.int64)
-        cap = self._cap(games, record)
-        out = np.zeros((n, cap), np.int8)
-        n_out = np.zeros(n, np.int64)
-        self._d.placements_batch(self.tableset.tables, games.prob, targets, n_targets, games.states, games.boards,
-                                 games.vis, self._work(n), out, n_out)
-        return [out[i, : min(int(n_out[i]), cap)] for i in range(n)]
+
+        def call(out, n_out):
+            self._d.placements_batch(self.tableset.tables, games.prob, targets, n_targets, games.states,
+                                     games.boards, games.vis, self._work(n), out, n_out)
+
+        return self._recorded(games, call, self._cap(games, record, int(n_targets.max()) if n else 0),
+                              record is True)
 
 
 # -- scoring official solutions --------------------------------------------------------------------------------------
