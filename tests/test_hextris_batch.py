@@ -144,3 +144,15 @@ def test_unreachable_placement_is_an_error(cpu):
     sim.run_placements(games, np.array([[[2, 4, 0]], [[9, 0, 0]], [[3, 1, 0]]]))
     assert games.end_names == ["error_unreachable_placement"] * 2 + ["in_progress"]
     assert games.units_locked[2] == 1
+
+
+def test_recorded_commands_survive_a_too_small_buffer(cpu, monkeypatch):
+    p = problems()[2]
+    sim = Playouts([p], cpu)
+    ref = sim.new_games([0, 1])
+    expected = sim.run_policy(ref, GREEDY_WEIGHTS, max_units=10)
+    monkeypatch.setattr(sim, "_cap", lambda games, record, max_units=-1: 3)  # far too small: the batch is replayed
+    games = sim.new_games([0, 1])
+    got = sim.run_policy(games, GREEDY_WEIGHTS, max_units=10)
+    assert all(np.array_equal(a, b) for a, b in zip(got, expected))
+    assert np.array_equal(games.states, ref.states) and np.array_equal(games.boards, ref.boards)
