@@ -41,7 +41,8 @@ def rotated_offsets(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
 
 
 def problem_tables(problem: Problem) -> np.ndarray:
-    """The int64 table of one problem (``rules.H_*`` header + shapes, sizes, spawns, symmetries, masks, board)."""
+    """The int64 table of one problem (``rules.H_*`` header + shapes, sizes, spawns, symmetries, masks, board,
+    canonical orientations)."""
     w, h = problem.width, problem.height
     nw = (w + 63) // 64
     offs, period = rotated_offsets(problem)
@@ -59,7 +60,8 @@ def problem_tables(problem: Problem) -> np.ndarray:
     board = np.zeros((h, nw), dtype=np.uint64)
     for x, y in problem.filled:
         board[y, x >> 6] |= np.uint64(1) << np.uint64(x & 63)
-    parts = [offs.ravel(), sizes, spawns.ravel(), period, masks, board.view(np.int64).ravel()]
+    crot = np.array([[rot % k for rot in range(6)] for k in period], dtype=np.int64)
+    parts = [offs.ravel(), sizes, spawns.ravel(), period, masks, board.view(np.int64).ravel(), crot.ravel()]
     header = np.zeros(rules.HEADER_LEN, dtype=np.int64)
     header[[rules.H_WIDTH, rules.H_HEIGHT, rules.H_NW, rules.H_SRCLEN, rules.H_NUNITS, rules.H_MAXSIZE,
             rules.H_BORDER, rules.H_NSLOTS, rules.H_NROWS, rules.H_VISWORDS, rules.H_NPOS]] = [
@@ -67,7 +69,7 @@ def problem_tables(problem: Problem) -> np.ndarray:
         n_rows * n_slots * 6]
     base = rules.HEADER_LEN
     for slot, part in zip((rules.H_OFFS, rules.H_SIZE, rules.H_SPAWN, rules.H_PERIOD, rules.H_ROWMASK,
-                           rules.H_BOARD0), parts):
+                           rules.H_BOARD0, rules.H_CROT), parts):
         header[slot] = base
         base += len(part)
     return np.concatenate([header] + parts).astype(np.int64)

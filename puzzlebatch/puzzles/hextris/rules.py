@@ -14,7 +14,8 @@ One game lives in four flat arrays that the caller owns (one row each of the bat
     Scratch for the breadth-first search of lockable positions (policy entry points only).
 
 ``tab`` (int64[:]) describes one problem, built by ``encode.problem_tables``: the ``H_*`` header followed by the
-rotated unit shapes, sizes, spawn pivots, symmetries, row masks and the initial board.
+rotated unit shapes, sizes, spawn pivots, symmetries, row masks, the initial board and the canonical orientations
+(``rot`` modulo the unit's symmetry: a table lookup instead of a division on every move).
 
 Positions are ``(pq, pr, rot)``: the pivot in axial coordinates and the number of clockwise turns from the spawn
 shape (0..5).  Commands are codes 0..5 = W, E, SW, SE, CW, CCW; code 6 is an invalid character.
@@ -39,7 +40,8 @@ H_PERIOD = 13  # base of the unit symmetries (distinct orientations: 1, 2, 3 or 
 H_ROWMASK = 14  # base of the full-row masks (words_per_row words)
 H_BOARD0 = 15  # base of the initial board
 H_NPOS = 16  # number of position ids: n_rows * n_slots * 6
-HEADER_LEN = 17
+H_CROT = 17  # base of the canonical orientations: u * 6 + rot -> rot modulo the unit's symmetry
+HEADER_LEN = 18
 
 # game state
 S_PQ = 0
@@ -137,7 +139,7 @@ def position_id(tab, u, pq, pr, rot):
     """Unique id of a valid position: (pivot row, pivot column, orientation modulo the unit's symmetry)."""
     border = tab[H_BORDER]
     px = pq + (pr >> 1)
-    return ((pr + border) * tab[H_NSLOTS] + px + border) * 6 + rot % tab[tab[H_PERIOD] + u]
+    return ((pr + border) * tab[H_NSLOTS] + px + border) * 6 + tab[tab[H_CROT] + u * 6 + rot]
 
 
 def position_of(tab, pid):
@@ -158,7 +160,7 @@ def vis_clear(vis, tab):
 def vis_test_and_set(vis, tab, u, pq, pr, rot):
     """Mark the position (same pivot row as the others in ``vis``); True if it was already marked."""
     border = tab[H_BORDER]
-    idx = (pq + (pr >> 1) + border) * 6 + rot % tab[tab[H_PERIOD] + u]
+    idx = (pq + (pr >> 1) + border) * 6 + tab[tab[H_CROT] + u * 6 + rot]
     word = idx >> 6
     bit = (vis[word] >> (idx & 63)) & 1
     vis[word] |= 1 << (idx & 63)
