@@ -133,9 +133,16 @@ def run_play(args) -> int:
     from puzzlebatch.runners.backend import select_backend
     from puzzlebatch.runners.play_icfp2015 import play_problems
 
+    from puzzlebatch.runners.progress import bar
+
     problems = resolve_problems(args.problems)
     backend = select_backend(args.backend)
-    result = play_problems(problems, backend, seconds=args.time, tag=args.tag)
+    units = sum(p.source_length * len(set(p.source_seeds)) for p in problems)
+    progress = bar("hextris play", unit="unit", total=units)
+    try:
+        result = play_problems(problems, backend, seconds=args.time, tag=args.tag, on_chunk=progress.update)
+    finally:
+        progress.close()
     if args.json:
         print_json({"backend": backend.name, "device": backend.device, "seconds": result.seconds,
                     "solutions": result.solutions, "move_scores": result.move_scores})

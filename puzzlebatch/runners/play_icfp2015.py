@@ -73,8 +73,9 @@ class GreedyPlayer:
         self.complete = False
         self.t0 = time.perf_counter()
 
-    def run(self, deadline: float | None = None) -> None:
-        """Play until every game has ended or ``time.perf_counter()`` passes ``deadline``."""
+    def run(self, deadline: float | None = None, on_chunk=None) -> None:
+        """Play until every game has ended or ``time.perf_counter()`` passes ``deadline``; ``on_chunk(units)`` is
+        called after every kernel call with the number of units placed by it."""
         from puzzlebatch.runners.hextris import Playouts
 
         sims = [None] * len(self.problems)
@@ -101,6 +102,8 @@ class GreedyPlayer:
                 self.ends[k][g] = sub.end_names[j]
             if (games.ends == rules.END_IN_PROGRESS).any():
                 pending.append(k)
+            if on_chunk is not None:
+                on_chunk(int(sub.units_locked.sum()))
         self.complete = True
 
     def result(self) -> PlayResult:
@@ -122,11 +125,12 @@ def _deadline(t0: float, seconds: float | None) -> float | None:
 
 
 def play_problems(problems: list[Problem], backend: Backend, *, seconds: float | None = None,
-                  megabytes: float | None = None, weights=None, tag: str = "puzzlebatch-greedy") -> PlayResult:
+                  megabytes: float | None = None, weights=None, tag: str = "puzzlebatch-greedy",
+                  on_chunk=None) -> PlayResult:
     """Play every distinct seed of every problem with the greedy policy (in this thread); stop starting new
     chunks when ``seconds`` would be exceeded.  ``megabytes`` bounds the games held at once."""
     player = GreedyPlayer(problems, backend, megabytes=megabytes, weights=weights, tag=tag)
-    player.run(_deadline(player.t0, seconds))
+    player.run(_deadline(player.t0, seconds), on_chunk)
     return player.result()
 
 
