@@ -8,8 +8,9 @@ Three measurements, each checked for equal results before it is timed:
    batch; commands executed per second (target 20 M/s on the 2-core machine), against the scalar model
    (``puzzles.hextris.model``) on ``--peer-games`` of the same games.
 3. policy playouts: every seed of problems 6 and 2 played to the end by the greedy policy (BFS of all lockable
-   positions per unit); units placed per second, against the same policy in plain Python (the scalar model's
-   moves + a BFS over frozensets), on ``--peer-units`` units.
+   positions per unit, five weighted features each); units placed per second, against a greedy player in plain
+   Python on ``--peer-units`` units: the same BFS over the scalar model's positions (frozensets), with a simpler
+   evaluation (lowest sum of rows), so the ratio is if anything understated.
 
     python bench/hextris.py [--backend cpu|cuda] [--repeat 5] [--copies 8] [--peer-games 6] [--peer-units 40]
 
