@@ -4,6 +4,8 @@ import random
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from puzzlebatch.puzzles.hextris import rules
 from puzzlebatch.puzzles.hextris.model import END_NAMES, Game, decode, play, to_axial
@@ -156,3 +158,26 @@ def test_recorded_commands_survive_a_too_small_buffer(cpu, monkeypatch):
     got = sim.run_policy(games, GREEDY_WEIGHTS, max_units=10)
     assert all(np.array_equal(a, b) for a, b in zip(got, expected))
     assert np.array_equal(games.states, ref.states) and np.array_equal(games.boards, ref.boards)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 2**32 - 1), st.text(alphabet="pbalDK' \t!", max_size=120))
+def test_any_seed_and_command_text_matches_the_scalar_model(seed, text):
+    """Property: for any seed (even one not in the problem) and any text over commands and ignored characters,
+    the batch kernel ends in the scalar model's state."""
+    p = problems()[0]
+    sim = _property_sim(p)
+    games = sim.new_games([seed])
+    sim.run_commands(games, [text])
+    _compare(p, games, 0, play(p, seed, text))
+
+
+_SIMS = {}
+
+
+def _property_sim(p):
+    from puzzlebatch.runners.backend import select_backend
+
+    if p.id not in _SIMS:
+        _SIMS[p.id] = Playouts([p], select_backend("cpu"))
+    return _SIMS[p.id]
