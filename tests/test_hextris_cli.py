@@ -71,6 +71,8 @@ def test_score_text_and_the_subprocess_entry_point(solutions_file):
     (["hextris", "show", "0", "--seed", "5"], "--seed 5: not a seed of problem 0"),
     (["hextris", "show", "0", "--solution", "{badtxt}"], "character '#' is not a command"),
     (["hextris", "show", "0", "--png", "{tmp}/x.jpg"], "must be a .png or .svg"),
+    (["hextris", "play", "21", "--resume"], "--resume needs --out FILE.h5"),
+    (["hextris", "play", "21", "--out", "{tmp}/none.h5", "--resume"], "none.h5 does not exist"),
 ])
 def test_bad_input_is_one_line_exit_2(args, message, tmp_path, capsys, solutions_file):
     (tmp_path / "bad.json").write_text("{oops")
@@ -174,3 +176,56 @@ def test_console_script_is_declared():
     from puzzlebatch.runners.play_icfp2015 import main as entry
 
     assert callable(entry)
+
+
+def test_player_checkpoint_restores_mid_game(cpu):
+    from puzzlebatch.puzzles.hextris.model import official_problem
+    from puzzlebatch.runners.play_icfp2015 import GreedyPlayer
+
+    problems = [official_problem(9), official_problem(21)]
+    whole = GreedyPlayer(problems, cpu)
+    whole.run()
+
+    class Stop(Exception):
+        pass
+
+    chunks = [0]
+
+    def stop_after_three(units):
+        chunks[0] += 1
+        if chunks[0] == 3:
+            raise Stop
+
+    first = GreedyPlayer(problems, cpu)
+    with pytest.raises(Stop):
+        first.run(on_chunk=stop_after_three)
+    arrays, meta = first.checkpoint()
+    assert not first.complete and any(meta["started"])
+    second = GreedyPlayer(problems, cpu)
+    second.restore(arrays, json.loads(json.dumps(meta)))
+    second.run()
+    assert second.complete and second.result().solutions == whole.result().solutions
+    assert second.result().move_scores == whole.result().move_scores
+
+
+def test_play_out_interrupted_by_the_time_limit_then_resumed(tmp_path, capsys):
+    out = tmp_path / "play.h5"
+    code, text, _ = run_cli(capsys, "hextris", "play", "21", "9", "--backend", "cpu", "--out", out, "-t", "0.01",
+                            "--json")
+    assert code == 0 and json.loads(text)["complete"] is False
+    code, text, _ = run_cli(capsys, "hextris", "play", "21", "9", "--backend", "cpu", "--out", out, "--resume",
+                            "--json")
+    resumed = json.loads(text)
+    assert code == 0 and resumed["complete"] is True
+    code, text, _ = run_cli(capsys, "hextris", "play", "21", "9", "--backend", "cpu", "--json")
+    assert resumed["solutions"] == json.loads(text)["solutions"]
+    from puzzlebatch.results.store import ResultsStore
+
+    with ResultsStore(out, "r") as store:
+        run = store.run(resumed["run_id"])
+        items = run.items()
+        assert run.attrs["status"] == "done" and run.attrs["backend"] == "cpu"
+        assert list(items["solution"]) == [s["solution"] for s in resumed["solutions"]]
+        assert list(items["move_score"]) == resumed["move_scores"]
+    code, _, err = run_cli(capsys, "hextris", "play", "21", "--out", out, "--resume")
+    assert code == 2 and "no unfinished play of problems [21]" in err

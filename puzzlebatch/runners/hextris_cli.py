@@ -5,6 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import numpy as np
+
 from puzzlebatch.errors import PuzzleInputError
 from puzzlebatch.puzzles.hextris.model import (END_NAMES, IN_PROGRESS, Game, Problem, decode, load_json,
                                                load_phrases, load_problem, official_problem, power_score)
@@ -128,24 +130,93 @@ def run_show(args) -> int:
 
 
 # -- play ----------------------------------------------------------------------------------------------------------
+def _open_play_run(args, problems: list[Problem], backend, params: dict):
+    """The store and run for ``play --out``; with ``--resume``, the unfinished run of the same problems."""
+    from puzzlebatch.results.store import ResultsStore
+
+    out = Path(args.out)
+    if args.resume and not out.exists():
+        raise PuzzleInputError(f"--resume: {out} does not exist; give the --out file of the interrupted run")
+    store = ResultsStore(out, "a")
+    if args.resume:
+        for run_id in reversed(store.run_ids()):
+            run = store.run(run_id)
+            a = run.attrs
+            if a.get("family") == "hextris" and a.get("algorithm") == "greedy-play" and a.get("status") != "done" \
+                    and a["params"].get("problems") == params["problems"]:
+                return store, run
+        store.close()
+        raise PuzzleInputError(f"--resume: {out} has no unfinished play of problems {params['problems']}")
+    run = store.create_run("hextris", "greedy-play", backend=backend.name, device=backend.device, seed=None,
+                           params=params)
+    run.set_instances(problem_ids=np.array(params["problems"], dtype=np.int64))
+    return store, run
+
+
 def run_play(args) -> int:
+    import time
+
     from puzzlebatch.cli import print_json
     from puzzlebatch.runners.backend import select_backend
-    from puzzlebatch.runners.play_icfp2015 import play_problems
-
+    from puzzlebatch.runners.hextris import GREEDY_WEIGHTS
+    from puzzlebatch.runners.play_icfp2015 import GreedyPlayer, _deadline
     from puzzlebatch.runners.progress import bar
 
+    if args.resume and not args.out:
+        raise PuzzleInputError("--resume needs --out FILE.h5 (the results file of the interrupted run)")
     problems = resolve_problems(args.problems)
     backend = select_backend(args.backend)
+    player = GreedyPlayer(problems, backend, tag=args.tag)
+    store = run = None
+    if args.out:
+        params = {"problems": [p.id for p in problems], "weights": GREEDY_WEIGHTS.tolist(), "tag": args.tag}
+        store, run = _open_play_run(args, problems, backend, params)
+        ck = run.load_checkpoint() if args.resume else None
+        if ck is not None:
+            player.restore(*ck)
     units = sum(p.source_length * len(set(p.source_seeds)) for p in problems)
     progress = bar("hextris play", unit="unit", total=units)
+    progress.update(sum(int(g.units_locked.sum()) for g in player._games if g is not None))
+    last = [time.perf_counter()]
+
+    def on_chunk(n: int) -> None:
+        progress.update(n)
+        if run is not None and time.perf_counter() - last[0] >= args.checkpoint_every:
+            run.save_checkpoint(*player.checkpoint())
+            last[0] = time.perf_counter()
+
     try:
-        result = play_problems(problems, backend, seconds=args.time, tag=args.tag, on_chunk=progress.update)
-    finally:
+        player.run(_deadline(player.t0, args.time), on_chunk)
+    except KeyboardInterrupt:
         progress.close()
+        if run is not None:
+            run.save_checkpoint(*player.checkpoint())
+            run.finish("interrupted", seconds=time.perf_counter() - player.t0)
+            store.close()
+            print(f"puzzlebatch: interrupted; resume with --out {args.out} --resume", file=sys.stderr)
+        return 130
+    progress.close()
+    result = player.result()
+    if run is not None:
+        if result.complete:
+            run.append_items(problemId=np.array([s["problemId"] for s in result.solutions], np.int64),
+                             seed=np.array([s["seed"] for s in result.solutions], np.int64),
+                             move_score=np.array(result.move_scores, np.int64),
+                             end=np.array(result.ends, dtype=object),
+                             solution=np.array([s["solution"] for s in result.solutions], dtype=object))
+            run.set_result({"games": len(result.solutions), "move_scores": int(sum(result.move_scores))})
+            run.finish("done", seconds=result.seconds)
+        else:  # stopped by the time limit: keep the games so --resume can finish them
+            run.save_checkpoint(*player.checkpoint())
+            run.finish("interrupted", seconds=result.seconds)
+        store.close()
     if args.json:
-        print_json({"backend": backend.name, "device": backend.device, "seconds": result.seconds,
-                    "solutions": result.solutions, "move_scores": result.move_scores})
+        doc = {"backend": backend.name, "device": backend.device, "seconds": result.seconds,
+               "complete": result.complete, "solutions": result.solutions, "move_scores": result.move_scores,
+               "ends": result.ends}
+        if run is not None:
+            doc |= {"out": str(args.out), "run_id": run.id}
+        print_json(doc)
         return 0
     print_json(result.solutions)
     print(f"{len(result.solutions)} games, move scores {sum(result.move_scores)} in total, "
@@ -186,4 +257,8 @@ def register(sub) -> None:
     p.add_argument("--tag", default="puzzlebatch-greedy")
     p.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
     p.add_argument("--json", action="store_true", help="also report the backend, time and move scores")
+    p.add_argument("--out", metavar="FILE.h5", help="store the games (checkpoints while playing, results at the end)")
+    p.add_argument("--resume", action="store_true", help="continue the unfinished play in --out")
+    p.add_argument("--checkpoint-every", type=float, default=30.0, metavar="SECONDS",
+                   help="save the games this often (default 30)")
     p.set_defaults(func=run_play)

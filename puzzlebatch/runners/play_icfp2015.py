@@ -72,23 +72,29 @@ class GreedyPlayer:
         self.ends = [["in_progress"] * len(seeds) for seeds in self.seeds]
         self.complete = False
         self.t0 = time.perf_counter()
+        self._sims: list = [None] * len(problems)
+        self._games: list = [None] * len(problems)
+
+    def _sim(self, k: int):
+        from puzzlebatch.runners.hextris import Playouts
+
+        if self._sims[k] is None:
+            self._sims[k] = Playouts([self.problems[k]], self.backend)
+        return self._sims[k]
 
     def run(self, deadline: float | None = None, on_chunk=None) -> None:
         """Play until every game has ended or ``time.perf_counter()`` passes ``deadline``; ``on_chunk(units)`` is
         called after every kernel call with the number of units placed by it."""
-        from puzzlebatch.runners.hextris import Playouts
-
-        sims = [None] * len(self.problems)
-        games_of = [None] * len(self.problems)
-        pending = list(range(len(self.problems)))
+        pending = [k for k in range(len(self.problems))
+                   if self._games[k] is None or (self._games[k].ends == rules.END_IN_PROGRESS).any()]
         while pending:
             if deadline is not None and time.perf_counter() > deadline:
                 return
             k = pending.pop(0)
-            if sims[k] is None:
-                sims[k] = Playouts([self.problems[k]], self.backend)
-                games_of[k] = sims[k].new_games(self.seeds[k])
-            sim, games = sims[k], games_of[k]
+            sim = self._sim(k)
+            if self._games[k] is None:
+                self._games[k] = sim.new_games(self.seeds[k])
+            games = self._games[k]
             live = np.flatnonzero(games.ends == rules.END_IN_PROGRESS)
             if self.budget is not None:
                 live = live[: max(1, int(self.budget // _bytes_per_game(sim)))]
@@ -117,6 +123,40 @@ class GreedyPlayer:
                 scores.append(self.scores[k][g])
                 ends.append(self.ends[k][g])
         return PlayResult(solutions, scores, time.perf_counter() - self.t0, self.complete, ends)
+
+    # -- checkpoints (``puzzlebatch hextris play --out FILE.h5 --resume``) ------------------------------------------
+    def checkpoint(self) -> tuple[dict[str, np.ndarray], dict]:
+        """Every started problem's game arrays and recorded commands, as arrays + JSON meta for the store."""
+        arrays: dict[str, np.ndarray] = {}
+        for k, games in enumerate(self._games):
+            if games is None:
+                continue
+            for name in ("states", "boards", "vis"):
+                arrays[f"{name}_{k}"] = getattr(games, name)
+            per_game = [np.concatenate(c) if c else np.zeros(0, np.int8) for c in self.cmds[k]]
+            arrays[f"lengths_{k}"] = np.array([len(c) for c in per_game], np.int64)
+            arrays[f"codes_{k}"] = np.concatenate(per_game) if per_game else np.zeros(0, np.int8)
+        meta = {"problems": [p.id for p in self.problems], "started": [g is not None for g in self._games],
+                "scores": self.scores, "ends": self.ends}
+        return arrays, meta
+
+    def restore(self, arrays: dict[str, np.ndarray], meta: dict) -> None:
+        """Continue from :meth:`checkpoint`'s output (same problems, in the same order)."""
+        from puzzlebatch.runners.hextris import GameBatch
+
+        if meta["problems"] != [p.id for p in self.problems]:
+            raise PuzzleInputError(f"--resume: the checkpoint is for problems {meta['problems']}, not "
+                                   f"{[p.id for p in self.problems]}")
+        for k, started in enumerate(meta["started"]):
+            if not started:
+                continue
+            n = len(self.seeds[k])
+            self._games[k] = GameBatch(np.zeros(n, np.int64), arrays[f"states_{k}"].astype(np.int64),
+                                       arrays[f"boards_{k}"].astype(np.int64), arrays[f"vis_{k}"].astype(np.int64))
+            bounds = np.concatenate([[0], np.cumsum(arrays[f"lengths_{k}"])])
+            codes = arrays[f"codes_{k}"].astype(np.int8)
+            self.cmds[k] = [[codes[bounds[g]:bounds[g + 1]]] for g in range(n)]
+        self.scores, self.ends = meta["scores"], meta["ends"]
 
 
 def _deadline(t0: float, seconds: float | None) -> float | None:
