@@ -181,3 +181,57 @@ def _property_sim(p):
     if p.id not in _SIMS:
         _SIMS[p.id] = Playouts([p], select_backend("cpu"))
     return _SIMS[p.id]
+
+
+def _oracle_lockable(game: Game) -> set:
+    """Plain-Python BFS over the scalar model's positions: the (pivot x, y, rot) ids where the unit can lock."""
+    start = (game.pivot, game.members)
+    seen, queue, found = {start}, [start], set()
+    for pos in queue:
+        game.pivot, game.members = pos
+        locks = False
+        for c in range(6):
+            nxt = game.moved(c)
+            if not game.valid(nxt[1]):
+                locks = True
+            elif nxt not in seen:
+                seen.add(nxt)
+                queue.append(nxt)
+        if locks:
+            found.add(game.position_id())
+    game.pivot, game.members = start
+    return found
+
+
+@pytest.mark.parametrize("pid", [6, 2, 16])
+def test_lockable_positions_match_a_python_bfs_and_the_policys_choice(pid, cpu):
+    p = problems()[pid]
+    sim = Playouts([p], cpu)
+    seeds = list(p.source_seeds[:3])
+    games = sim.new_games(seeds)
+    codes = sim.run_policy(games, GREEDY_WEIGHTS, max_units=12)
+    listed = sim.lockable(games)
+    for i, seed in enumerate(seeds):
+        places, feats = listed[i]
+        game = play(p, seed, solution_strings([codes[i]])[0])
+        assert {tuple(map(int, r)) for r in places} == _oracle_lockable(game)
+        assert len(places) == len({tuple(r) for r in places}), "each position listed once"
+        # the policy locks at the first best-valued place of the list
+        best = int(np.argmax(feats @ GREEDY_WEIGHTS))
+        a, b = games.take([i]), games.take([i])
+        sim.run_policy(a, GREEDY_WEIGHTS, max_units=1)
+        sim.run_placements(b, places[best][None, None, :])
+        assert np.array_equal(a.states, b.states) and np.array_equal(a.boards, b.boards)
+
+
+def test_every_listed_place_can_be_played(cpu):
+    p = problems()[2]
+    sim = Playouts([p], cpu)
+    games = sim.new_games([p.source_seeds[0]])
+    sim.run_policy(games, GREEDY_WEIGHTS, max_units=5)
+    places, _ = sim.lockable(games, cap=4)[0]  # too small a buffer: listed again with room for all
+    assert len(places) > 4
+    branches = games.take(np.zeros(len(places), np.int64))
+    sim.run_placements(branches, places[:, None, :])
+    assert set(branches.end_names) <= {"in_progress", "spawn_blocked", "out_of_units"}, "no placement errs"
+    assert (branches.units_locked == games.units_locked[0] + 1).all()

@@ -77,3 +77,15 @@ def test_placements_are_bit_identical(cpu, gpu):
     for a, b in zip(results[0][1], results[1][1]):
         assert np.array_equal(a, b)
     assert results[0][0].units_locked.sum() >= 1
+
+
+def test_lockable_positions_are_bit_identical(cpu, gpu):
+    p = _tiny()
+    results = []
+    for backend in (cpu, gpu):
+        sim = Playouts([p], backend)
+        games = sim.new_games([0, 1, 2])
+        sim.run_commands(games, ["l", "", "la"])
+        results.append(sim.lockable(games, cap=8))
+    for (pa, fa), (pb, fb) in zip(*results):
+        assert len(pa) > 0 and np.array_equal(pa, pb) and np.array_equal(fa, fb)

@@ -18,10 +18,11 @@ from puzzlebatch.puzzles.hextris import rules
 @lru_cache(maxsize=None)
 def drivers():
     """The compiled CPU drivers (built on first use): ``init_batch``, ``commands_batch``, ``policy_batch``,
-    ``placements_batch``."""
+    ``placements_batch``, ``lockable_batch``."""
     r = compile_rules(rules, "cpu", inline=False)  # a large rule set: see jit.compile_rules
     init_game, play_commands, play_policy, play_placements = (r.init_game, r.play_commands, r.play_policy,
                                                               r.play_placements)
+    lockable_positions = r.lockable_positions
 
     @njit(parallel=True)
     def init_batch(tables, prob, seeds, states, boards, vis):
@@ -45,10 +46,17 @@ def drivers():
             n_out[g] = play_placements(states[g], boards[g], vis[g], tables[prob[g]], work[g], targets[g],
                                        n_targets[g], out[g], out.shape[1])
 
+    @njit(parallel=True)
+    def lockable_batch(tables, prob, states, boards, work, out, feats, n_out):
+        for g in prange(states.shape[0]):
+            n_out[g] = lockable_positions(states[g], boards[g], tables[prob[g]], work[g], out[g], feats[g],
+                                          out.shape[1])
+
     class _Drivers:
         pass
 
     d = _Drivers()
     d.init_batch, d.commands_batch, d.policy_batch, d.placements_batch = (init_batch, commands_batch, policy_batch,
                                                                           placements_batch)
+    d.lockable_batch = lockable_batch
     return d

@@ -22,6 +22,7 @@ def drivers():
     r = compile_rules(rules, "cuda")
     init_game, play_commands, play_policy, play_placements = (r.init_game, r.play_commands, r.play_policy,
                                                               r.play_placements)
+    lockable_positions = r.lockable_positions
 
     @cuda.jit
     def init_kernel(tables, prob, seeds, states, boards, vis):
@@ -49,6 +50,13 @@ def drivers():
             n_out[g] = play_placements(states[g], boards[g], vis[g], tables[prob[g]], work[g], targets[g],
                                        n_targets[g], out[g], out.shape[1])
 
+    @cuda.jit
+    def lockable_kernel(tables, prob, states, boards, work, out, feats, n_out):
+        start, stride = cuda.grid(1), cuda.gridsize(1)
+        for g in range(start, states.shape[0], stride):
+            n_out[g] = lockable_positions(states[g], boards[g], tables[prob[g]], work[g], out[g], feats[g],
+                                          out.shape[1])
+
     def _launch(kernel, n, inputs, outputs):
         """Run ``kernel`` over ``n`` games; ``outputs`` (host arrays) are copied in and back."""
         if n == 0:
@@ -73,6 +81,9 @@ def drivers():
         _launch(placements_kernel, states.shape[0], (tables, prob, targets, n_targets),
                 (states, boards, vis, work, out, n_out))
 
+    def lockable_batch(tables, prob, states, boards, work, out, feats, n_out):
+        _launch(lockable_kernel, states.shape[0], (tables, prob, states, boards), (work, out, feats, n_out))
+
     class _Drivers:
         pass
 
@@ -81,4 +92,5 @@ def drivers():
                                                                           placements_batch)
     d.init_kernel, d.commands_kernel, d.policy_kernel, d.placements_kernel = (init_kernel, commands_kernel,
                                                                               policy_kernel, placements_kernel)
+    d.lockable_batch, d.lockable_kernel = lockable_batch, lockable_kernel
     return d

@@ -186,6 +186,26 @@ class Playouts:
 
         return self._recorded(games, call, self._cap(games, record, max_units), record is True)
 
+    def lockable(self, games: GameBatch, cap: int = 256) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Every position where each game's current unit can lock (the games are not changed).
+
+        Returns, per game, ``(places, features)``: int64 ``[m, 3]`` rows ``(pivot x, pivot y, rot)`` in the
+        kernel's BFS order (rot reduced modulo the unit's symmetry; pass them to :meth:`run_placements`) and int64
+        ``[m, N_FEATURES]`` the policy's features of each.  ``m`` is 0 for a game that has ended.  This is how a
+        player lists candidate moves before evaluating continuations with :meth:`run_placements` and
+        :meth:`run_policy` on copies (:meth:`GameBatch.take`).
+        """
+        n = len(games)
+        while True:
+            out = np.zeros((n, cap, 3), np.int64)
+            feats = np.zeros((n, cap, rules.N_FEATURES), np.int64)
+            n_out = np.zeros(n, np.int64)
+            self._d.lockable_batch(self.tableset.tables, games.prob, games.states, games.boards, self._work(n), out,
+                                   feats, n_out)
+            if n == 0 or int(n_out.max()) <= cap:
+                return [(out[i, : n_out[i]], feats[i, : n_out[i]]) for i in range(n)]
+            cap = int(n_out.max())
+
     def _recorded(self, games: GameBatch, call, cap: int, grow: bool) -> list[np.ndarray]:
         """Run ``call(out, n_out)``; when recording everything and a game's commands overflowed ``out``, replay the
         batch from a copy with room for all of them (long winding paths are rare), so no command is ever lost."""

@@ -445,6 +445,30 @@ def placement_features(board, tab, u, pq, pr, rot, feats):
     feats[F_HIGH] = top
 
 
+def lockable_positions(state, board, tab, work, out, feats, cap):
+    """Every position where the current unit can lock, in BFS order: ``out[k] = (pivot x, pivot y, rot)``
+    (rot reduced modulo the unit's symmetry) and ``feats[k]`` its features, for the first ``cap`` of them.
+    Returns how many there are (0 once the game has ended); the game itself is not changed."""
+    if state[S_END] != END_IN_PROGRESS:
+        return 0
+    n = bfs_positions(state, board, tab, work)
+    npos = tab[H_NPOS]
+    u = state[S_UNIT]
+    k = 0
+    for i in range(n):
+        pid = work[npos + i]
+        pq, pr, rot = position_of(tab, pid)
+        if lock_command(board, tab, u, pq, pr, rot) < 0:
+            continue
+        if k < cap:
+            out[k, 0] = pq + (pr >> 1)
+            out[k, 1] = pr
+            out[k, 2] = rot
+            placement_features(board, tab, u, pq, pr, rot, feats[k])
+        k += 1
+    return k
+
+
 def best_placement(state, board, tab, work, weights, feats):
     """The lockable position with the largest weighted feature sum (first in BFS order on ties), or -1."""
     n = bfs_positions(state, board, tab, work)
