@@ -184,9 +184,10 @@ def _property_sim(p):
 
 
 def _oracle_lockable(game: Game) -> set:
-    """Plain-Python BFS over the scalar model's positions: the (pivot x, y, rot) ids where the unit can lock."""
+    """Plain-Python BFS over the scalar model's positions: the (pivot x, y, rot) ids where the unit can lock
+    without repeating a position (those the unit visited since its last downward move are out of bounds)."""
     start = (game.pivot, game.members)
-    seen, queue, found = {start}, [start], set()
+    seen, queue, found = {start} | set(game.visited), [start], set()
     for pos in queue:
         game.pivot, game.members = pos
         locks = False
@@ -235,3 +236,20 @@ def test_every_listed_place_can_be_played(cpu):
     sim.run_placements(branches, places[:, None, :])
     assert set(branches.end_names) <= {"in_progress", "spawn_blocked", "out_of_units"}, "no placement errs"
     assert (branches.units_locked == games.units_locked[0] + 1).all()
+
+
+@pytest.mark.parametrize("prefix", ["ppp", "bbbb", "lpp", "aaabb"])
+def test_policy_and_lockable_from_the_middle_of_a_unit(prefix, cpu):
+    """After arbitrary moves the unit must not pass again where it has been since its last downward move."""
+    p = problems()[6]
+    sim = Playouts([p], cpu)
+    games = sim.new_games([0])
+    sim.run_commands(games, [prefix])
+    assert games.end_names == ["in_progress"]
+    places, _ = sim.lockable(games)[0]
+    game = play(p, 0, prefix)
+    assert {tuple(map(int, r)) for r in places} == _oracle_lockable(game)
+    codes = sim.run_policy(games, GREEDY_WEIGHTS)[0]
+    replay = play(p, 0, prefix + solution_strings([codes])[0])
+    assert replay.end == 1 and games.end_names == ["out_of_units"]
+    _compare(p, games, 0, replay)

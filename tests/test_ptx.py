@@ -53,7 +53,7 @@ SCRIPT = textwrap.dedent("""
                     "commands_kernel": (A2, A1, i8[::1], A1, A2, A2, A2),
                     "policy_kernel": (A2, A1, A2, i64, A2, A2, A2, A2, A2, C2, A1),
                     "placements_kernel": (A2, A1, A3, A1, A2, A2, A2, A2, C2, A1),
-                    "lockable_kernel": (A2, A1, A2, A2, A2, A3, A3, A1)}
+                    "lockable_kernel": (A2, A1, A2, A2, A2, A2, A3, A3, A1)}
         for name, sig in hex_sigs.items():
             ptx, _ = cuda.compile_ptx(getattr(hextris_drivers(), name).py_func, sig, cc=cc)
             assert ".entry" in ptx and ".target sm_%d%d" % cc in ptx

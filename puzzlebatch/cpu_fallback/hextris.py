@@ -47,10 +47,10 @@ def drivers():
                                        n_targets[g], out[g], out.shape[1])
 
     @njit(parallel=True)
-    def lockable_batch(tables, prob, states, boards, work, out, feats, n_out):
+    def lockable_batch(tables, prob, states, boards, vis, work, out, feats, n_out):
         for g in prange(states.shape[0]):
-            n_out[g] = lockable_positions(states[g], boards[g], tables[prob[g]], work[g], out[g], feats[g],
-                                          out.shape[1])
+            n_out[g] = lockable_positions(states[g], boards[g], vis[g], tables[prob[g]], work[g], out[g],
+                                          feats[g], out.shape[1])
 
     class _Drivers:
         pass

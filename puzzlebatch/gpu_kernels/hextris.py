@@ -51,11 +51,11 @@ def drivers():
                                        n_targets[g], out[g], out.shape[1])
 
     @cuda.jit
-    def lockable_kernel(tables, prob, states, boards, work, out, feats, n_out):
+    def lockable_kernel(tables, prob, states, boards, vis, work, out, feats, n_out):
         start, stride = cuda.grid(1), cuda.gridsize(1)
         for g in range(start, states.shape[0], stride):
-            n_out[g] = lockable_positions(states[g], boards[g], tables[prob[g]], work[g], out[g], feats[g],
-                                          out.shape[1])
+            n_out[g] = lockable_positions(states[g], boards[g], vis[g], tables[prob[g]], work[g], out[g],
+                                          feats[g], out.shape[1])
 
     def _launch(kernel, n, inputs, outputs):
         """Run ``kernel`` over ``n`` games; ``outputs`` (host arrays) are copied in and back."""
@@ -81,8 +81,8 @@ def drivers():
         _launch(placements_kernel, states.shape[0], (tables, prob, targets, n_targets),
                 (states, boards, vis, work, out, n_out))
 
-    def lockable_batch(tables, prob, states, boards, work, out, feats, n_out):
-        _launch(lockable_kernel, states.shape[0], (tables, prob, states, boards), (work, out, feats, n_out))
+    def lockable_batch(tables, prob, states, boards, vis, work, out, feats, n_out):
+        _launch(lockable_kernel, states.shape[0], (tables, prob, states, boards, vis), (work, out, feats, n_out))
 
     class _Drivers:
         pass

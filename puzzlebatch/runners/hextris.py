@@ -7,11 +7,17 @@ The API the player and the tuner build on:
 >>> sim = Playouts([official_problem(6)], select_backend("cpu"))
 >>> games = sim.new_games(seeds=[0, 1, 2])                  # one game per seed, first unit spawned
 >>> sim.run_commands(games, ["lll", "ddd", "ppp"])          # advance each game by its own command string
+>>> places, feats = sim.lockable(games)[0]                   # where game 0's unit can lock, with features
+>>> sim.run_placements(games.take([0]), places[:1, None])   # lock it at one of them (shortest path)
 >>> cmds = sim.run_policy(games, GREEDY_WEIGHTS)            # or let the greedy weighted policy finish them
 >>> games.move_scores, games.end_names                      # scores and how each game ended
 
 A :class:`GameBatch` holds every game's state in flat arrays (one row per game); :meth:`GameBatch.take` copies
-rows, so a player can branch candidate continuations from the same position and evaluate them in one batch.
+rows, so a player can branch candidate continuations from the same position and evaluate them in one batch:
+list the candidates with :meth:`Playouts.lockable`, copy the game once per candidate, lock each copy at its
+candidate with :meth:`Playouts.run_placements`, finish the copies with :meth:`Playouts.run_policy`
+(``record=False``), and compare ``move_scores``.  Every entry point runs on the backend given (CPU prange or one
+CUDA thread per game), with the same results bit for bit.
 """
 
 from __future__ import annotations
@@ -200,8 +206,8 @@ class Playouts:
             out = np.zeros((n, cap, 3), np.int64)
             feats = np.zeros((n, cap, rules.N_FEATURES), np.int64)
             n_out = np.zeros(n, np.int64)
-            self._d.lockable_batch(self.tableset.tables, games.prob, games.states, games.boards, self._work(n), out,
-                                   feats, n_out)
+            self._d.lockable_batch(self.tableset.tables, games.prob, games.states, games.boards, games.vis,
+                                   self._work(n), out, feats, n_out)
             if n == 0 or int(n_out.max()) <= cap:
                 return [(out[i, : n_out[i]], feats[i, : n_out[i]]) for i in range(n)]
             cap = int(n_out.max())

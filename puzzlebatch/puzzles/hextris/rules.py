@@ -167,6 +167,13 @@ def vis_test_and_set(vis, tab, u, pq, pr, rot):
     return bit != 0
 
 
+def vis_marked(vis, tab, u, pq, pr, rot):
+    """True when the position is in ``vis`` (only meaningful in the pivot row of the positions marked there)."""
+    border = tab[H_BORDER]
+    idx = (pq + (pr >> 1) + border) * 6 + tab[tab[H_CROT] + u * 6 + rot]
+    return ((vis[idx >> 6] >> (idx & 63)) & 1) != 0
+
+
 def clear_full_rows(board, tab):
     """Delete the full rows, drop the rows above them, and return how many were cleared (RULES.md §7)."""
     h = tab[H_HEIGHT]
@@ -305,18 +312,21 @@ def lock_command(board, tab, u, pq, pr, rot):
     return -1
 
 
-def bfs_positions(state, board, tab, work):
-    """Breadth-first search of every position the current unit can reach from where it is.
+def bfs_positions(state, board, vis, tab, work):
+    """Breadth-first search of every position the current unit can reach from where it is without an error.
 
     ``work[:npos]`` gets, for each reached position id, ``stamp << 32 | parent_id << 3 | command`` (the move
     that reached it; ``command = 7`` at the root); ``work[npos:]`` gets the queue (ids in BFS order).  The
     stamp is the number of units spawned so far plus one, so ``work`` never needs clearing.  Returns the number
-    of positions reached.  Paths in the BFS tree never revisit a position, so replaying one never repeats.
+    of positions reached.  Paths in the BFS tree never revisit a position, and positions of the current row
+    already visited by the unit (``vis``: it may have moved since it spawned) are left out, so replaying a path
+    never repeats a position.
     """
     npos = tab[H_NPOS]
     stamp = (state[S_SPAWNED] + 1) << 32
     u = state[S_UNIT]
-    root = position_id(tab, u, state[S_PQ], state[S_PR], state[S_ROT])
+    root_pr = state[S_PR]
+    root = position_id(tab, u, state[S_PQ], root_pr, state[S_ROT])
     work[root] = stamp | (root << 3) | 7
     work[npos] = root
     head = 0
@@ -331,6 +341,8 @@ def bfs_positions(state, board, tab, work):
                 continue
             nid = position_id(tab, u, nq, nr, nrot)
             if (work[nid] >> 32) == (stamp >> 32):
+                continue
+            if nr == root_pr and vis_marked(vis, tab, u, nq, nr, nrot):
                 continue
             work[nid] = stamp | (pid << 3) | cmd
             work[npos + tail] = nid
@@ -445,13 +457,13 @@ def placement_features(board, tab, u, pq, pr, rot, feats):
     feats[F_HIGH] = top
 
 
-def lockable_positions(state, board, tab, work, out, feats, cap):
+def lockable_positions(state, board, vis, tab, work, out, feats, cap):
     """Every position where the current unit can lock, in BFS order: ``out[k] = (pivot x, pivot y, rot)``
     (rot reduced modulo the unit's symmetry) and ``feats[k]`` its features, for the first ``cap`` of them.
     Returns how many there are (0 once the game has ended); the game itself is not changed."""
     if state[S_END] != END_IN_PROGRESS:
         return 0
-    n = bfs_positions(state, board, tab, work)
+    n = bfs_positions(state, board, vis, tab, work)
     npos = tab[H_NPOS]
     u = state[S_UNIT]
     k = 0
@@ -469,9 +481,9 @@ def lockable_positions(state, board, tab, work, out, feats, cap):
     return k
 
 
-def best_placement(state, board, tab, work, weights, feats):
+def best_placement(state, board, vis, tab, work, weights, feats):
     """The lockable position with the largest weighted feature sum (first in BFS order on ties), or -1."""
-    n = bfs_positions(state, board, tab, work)
+    n = bfs_positions(state, board, vis, tab, work)
     npos = tab[H_NPOS]
     u = state[S_UNIT]
     best = -1
@@ -497,7 +509,7 @@ def play_policy(state, board, vis, tab, work, weights, feats, max_units, out, ca
     n_out = 0
     placed = 0
     while state[S_END] == END_IN_PROGRESS and (max_units < 0 or placed < max_units):
-        pid = best_placement(state, board, tab, work, weights, feats)
+        pid = best_placement(state, board, vis, tab, work, weights, feats)
         if pid < 0:  # cannot happen on a finite board (moving down always ends), kept as a guard
             state[S_END] = END_ERROR_PLACEMENT
             break
@@ -522,7 +534,7 @@ def play_placements(state, board, vis, tab, work, targets, n_targets, out, cap):
         if not fits(board, tab, u, pq, py, rot) or lock_command(board, tab, u, pq, py, rot) < 0:
             state[S_END] = END_ERROR_PLACEMENT
             break
-        bfs_positions(state, board, tab, work)
+        bfs_positions(state, board, vis, tab, work)
         pid = position_id(tab, u, pq, py, rot)
         if (work[pid] >> 32) != state[S_SPAWNED] + 1:
             state[S_END] = END_ERROR_PLACEMENT
