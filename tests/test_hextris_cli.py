@@ -229,3 +229,17 @@ def test_play_out_interrupted_by_the_time_limit_then_resumed(tmp_path, capsys):
         assert list(items["move_score"]) == resumed["move_scores"]
     code, _, err = run_cli(capsys, "hextris", "play", "21", "--out", out, "--resume")
     assert code == 2 and "no unfinished play of problems [21]" in err
+
+
+def test_show_steps_and_svg(tmp_path, capsys):
+    sol = tmp_path / "s.txt"
+    sol.write_text("l" * 12)  # problem 21: one-cell units; a few lock on the way down the right side
+    svg = tmp_path / "b.svg"
+    code, out, _ = run_cli(capsys, "hextris", "show", "21", "--solution", sol, "--steps", "--svg", svg)
+    assert code == 0 and svg.read_text().lstrip().startswith("<?xml")
+    captions = [ln for ln in out.splitlines() if ln.startswith("units ")]
+    from puzzlebatch.puzzles.hextris.model import official_problem, play
+
+    game = play(official_problem(21), official_problem(21).source_seeds[0], "l" * 12)
+    assert len(captions) == game.units_locked > 0
+    assert captions[-1] == f"units {game.units_locked}  move score {game.move_score}"

@@ -57,15 +57,17 @@ def drivers():
             n_out[g] = lockable_positions(states[g], boards[g], vis[g], tables[prob[g]], work[g], out[g],
                                           feats[g], out.shape[1])
 
-    def _launch(kernel, n, inputs, outputs):
-        """Run ``kernel`` over ``n`` games; ``outputs`` (host arrays) are copied in and back."""
+    def _launch(kernel, n, inputs, outputs, scratch=frozenset()):
+        """Run ``kernel`` over ``n`` games; ``outputs`` (host arrays) are copied in and back, except those whose
+        position is in ``scratch`` (the BFS work arrays: copied in, zeroed by the caller, never back)."""
         if n == 0:
             return
         d_out = [cuda.to_device(a) for a in outputs]
         d_in = [cuda.to_device(a) if isinstance(a, np.ndarray) else a for a in inputs]
         kernel[launch.blocks_for(n), launch.threads_per_block](*d_in, *d_out)
-        for host, dev in zip(outputs, d_out):
-            dev.copy_to_host(host)
+        for k, (host, dev) in enumerate(zip(outputs, d_out)):
+            if k not in scratch:
+                dev.copy_to_host(host)
 
     def init_batch(tables, prob, seeds, states, boards, vis):
         _launch(init_kernel, states.shape[0], (tables, prob, seeds), (states, boards, vis))
@@ -75,14 +77,15 @@ def drivers():
 
     def policy_batch(tables, prob, weights, max_units, states, boards, vis, work, feats, out, n_out):
         _launch(policy_kernel, states.shape[0], (tables, prob, weights, max_units),
-                (states, boards, vis, work, feats, out, n_out))
+                (states, boards, vis, work, feats, out, n_out), scratch={3, 4})
 
     def placements_batch(tables, prob, targets, n_targets, states, boards, vis, work, out, n_out):
         _launch(placements_kernel, states.shape[0], (tables, prob, targets, n_targets),
-                (states, boards, vis, work, out, n_out))
+                (states, boards, vis, work, out, n_out), scratch={3})
 
     def lockable_batch(tables, prob, states, boards, vis, work, out, feats, n_out):
-        _launch(lockable_kernel, states.shape[0], (tables, prob, states, boards, vis), (work, out, feats, n_out))
+        _launch(lockable_kernel, states.shape[0], (tables, prob, states, boards, vis), (work, out, feats, n_out),
+                scratch={0})
 
     class _Drivers:
         pass
