@@ -255,6 +255,8 @@ class Playouts:
 # -- scoring official solutions --------------------------------------------------------------------------------------
 @dataclass
 class ScoreRun:
+    """The scores of a batch of solutions, the backend that ran the games, the wall time and commands executed."""
+
     scores: list[Score]
     backend: str
     seconds: float
