@@ -16,7 +16,7 @@ import types
 from types import ModuleType, SimpleNamespace
 from typing import Callable, Literal
 
-Target = Literal["cpu", "cpu-host", "cuda"]
+Target = Literal["cpu", "cuda"]
 
 _cache: dict[tuple[str, str], SimpleNamespace] = {}
 
@@ -29,25 +29,21 @@ def _plain_functions(module: ModuleType) -> dict[str, types.FunctionType]:
     }
 
 
-def _jit_for(target: Target) -> Callable[[Callable], Callable]:
+def _jit_for(target: Target, inline: bool = True) -> Callable[[Callable], Callable]:
     if target == "cpu":
         from numba import njit
 
+        if not inline:  # plain njit: LLVM still inlines small functions, and numba compiles far faster
+            return lambda fn: njit(fn)
         return lambda fn: njit(inline="always")(fn)
-    if target == "cpu-host":
-        # Host-side helpers (frontier expansion, splitting) run rarely: let LLVM decide what to inline, which
-        # compiles several times faster than numba's IR-level inlining of every rule.
-        from numba import njit
-
-        return lambda fn: njit(fn)
     if target == "cuda":
         from numba import cuda
 
         return lambda fn: cuda.jit(device=True)(fn)
-    raise ValueError(f"unknown compile target {target!r}: expected 'cpu', 'cpu-host' or 'cuda'")
+    raise ValueError(f"unknown compile target {target!r}: expected 'cpu' or 'cuda'")
 
 
-def compile_rules(module: ModuleType, target: Target) -> SimpleNamespace:
+def compile_rules(module: ModuleType, target: Target, *, inline: bool = True) -> SimpleNamespace:
     """Return a namespace with every rule of ``module`` compiled for ``target``.
 
     Parameters
@@ -55,18 +51,21 @@ def compile_rules(module: ModuleType, target: Target) -> SimpleNamespace:
     module
         A rules module of plain functions (no numba decorators).
     target
-        ``"cpu"`` for njit functions (inlined into their callers: the per-item DFS), ``"cpu-host"`` for plain
-        njit functions (host-side helpers, quicker to compile), ``"cuda"`` for CUDA device functions.
+        ``"cpu"`` for njit functions (inlined into their callers), ``"cuda"`` for CUDA device functions.
+    inline
+        CPU only: False compiles plain ``njit`` functions instead of numba-IR inlined ones (large rule sets compile
+        several times faster; LLVM still inlines the small ones).  The batch DFS uses it for its host-side
+        helpers (expansion, splitting), which run rarely.
 
     Returns
     -------
     types.SimpleNamespace
         One attribute per rule, the compiled twin.  Results are cached per (module, target).
     """
-    key = (module.__name__, target)
+    key = (module.__name__, target) if inline else (module.__name__, target, "no-inline")
     if key in _cache:
         return _cache[key]
-    jit = _jit_for(target)
+    jit = _jit_for(target, inline)
     plain = _plain_functions(module)
     shared_globals = dict(vars(module))  # constants and imports stay visible; rules are swapped below
     compiled: dict[str, Callable] = {}

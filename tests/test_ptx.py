@@ -45,6 +45,19 @@ SCRIPT = textwrap.dedent("""
             ptx, _ = cuda.compile_ptx(kernel.py_func, sig, cc=cc)
             assert ".entry" in ptx
             done.append("%s.dfs_kernel@sm_%d%d" % (module.__name__, *cc))
+        # hex Tetris: the four playout kernels (every rule is compiled into them)
+        from puzzlebatch.gpu_kernels.hextris import drivers as hextris_drivers
+        i64, i8 = types.int64, types.int8
+        A1, A2, A3, C2 = i64[::1], i64[:, ::1], i64[:, :, ::1], i8[:, ::1]
+        hex_sigs = {"init_kernel": (A2, A1, A1, A2, A2, A2),
+                    "commands_kernel": (A2, A1, i8[::1], A1, A2, A2, A2),
+                    "policy_kernel": (A2, A1, A2, i64, A2, A2, A2, A2, A2, C2, A1),
+                    "placements_kernel": (A2, A1, A3, A1, A2, A2, A2, A2, C2, A1),
+                    "lockable_kernel": (A2, A1, A2, A2, A2, A2, A3, A3, A1)}
+        for name, sig in hex_sigs.items():
+            ptx, _ = cuda.compile_ptx(getattr(hextris_drivers(), name).py_func, sig, cc=cc)
+            assert ".entry" in ptx and ".target sm_%d%d" % cc in ptx
+            done.append("puzzlebatch.gpu_kernels.hextris.%s@sm_%d%d" % (name, *cc))
     print(json.dumps(done))
 """)
 
@@ -64,3 +77,5 @@ def test_rules_and_kernels_compile_to_ptx(cc):
     assert f"puzzlebatch.puzzles.snake.rules.apply@{tag}" in done
     assert f"puzzlebatch.puzzles.snake.rules.dfs_kernel@{tag}" in done
     assert len(done) >= 8
+    for kernel in ("init_kernel", "commands_kernel", "policy_kernel", "placements_kernel", "lockable_kernel"):
+        assert f"puzzlebatch.gpu_kernels.hextris.{kernel}@{tag}" in done

@@ -25,7 +25,7 @@ def drivers(rules: ModuleType):
     """
     r = compile_rules(rules, "cpu")
     dfs_item = njit(search.make_dfs_item(r.n_choices, r.apply, r.undo, next_choice_of(rules, r, "cpu")))
-    h = compile_rules(rules, "cpu-host")  # expansion and splitting run rarely: quicker to compile
+    h = compile_rules(rules, "cpu", inline=False)  # expansion and splitting run rarely: quicker to compile
     split_item = njit(search.make_split_item(h.n_choices, h.undo))
     n_choices, apply, undo = h.n_choices, h.apply, h.undo
 
