@@ -69,10 +69,11 @@ def engine(ec: C.ExactCover, mode: str = DEFAULT_MODE, prune: bool = DEFAULT_PRU
 _WARM: set[str] = set()
 
 
-def warm_up(backend: Backend) -> float:
+def warm_up(backend: Backend, enumerate: bool = False) -> float:
     """Compile the kernels for ``backend`` on a two-cell problem; returns the seconds it took (0 when done
     before in this process), so that reported search times leave compilation out."""
-    if backend.name in _WARM:
+    key = backend.name + ("+enumerate" if enumerate else "")
+    if key in _WARM:
         return 0.0
     t0 = time.perf_counter()
     from puzzlebatch.puzzles.polyomino import shapes as S
@@ -83,9 +84,9 @@ def warm_up(backend: Backend) -> float:
         eng = engine(pk.cover, "first", prune)
         count_engine(eng, backend, tiny)
         BatchDFS(eng.problem, backend, tiny).first()
-    if backend.kind == "cpu":
+    if enumerate:
         enumerate_solutions(engine(pk.cover), ())
-    _WARM.add(backend.name)
+    _WARM.add(key)
     return time.perf_counter() - t0
 
 
@@ -142,7 +143,20 @@ def count_packing(pk: P.Packing, backend: Backend, mode: str = DEFAULT_MODE, pru
 
     Leaves of :func:`packing.break_symmetry` with no symmetry left hold one solution per class: ``distinct`` is
     their count and ``solutions`` is that times the group order.  Leaves that keep symmetries are enumerated and
-    their solutions reduced to classes one by one (exact, but only for small remainders).
+    their solutions reduced to classes one by one.
+    """
+    return count_packing_run(pk, backend, mode, prune, settings, distinct, on_batch)[0]
+
+
+def count_packing_run(pk: P.Packing, backend: Backend, mode: str = DEFAULT_MODE, prune: bool = DEFAULT_PRUNE,
+                      settings: SearchSettings | None = None, distinct: bool = True,
+                      on_batch: Callable | None = None, frontier: Frontier | None = None,
+                      totals: SearchTotals | None = None, max_batches: int | None = None,
+                      elapsed: float = 0.0) -> tuple[CountResult, Frontier, SearchTotals]:
+    """:func:`count_packing` that can stop (``max_batches``) and resume (``frontier``, ``totals``).
+
+    Returns the result (``complete`` False when stopped early), the work left and the running totals — with
+    the problem itself, everything a checkpoint needs.
     """
     t0 = time.perf_counter()
     eng = engine(pk.cover, mode, prune)
@@ -151,27 +165,37 @@ def count_packing(pk: P.Packing, backend: Backend, mode: str = DEFAULT_MODE, pru
     leaves = P.break_symmetry(pk, syms, img) if len(syms) > 1 else [P.Leaf([], [0])]
     plain = [lf for lf in leaves if len(lf.syms) == 1]
     rest = [lf for lf in leaves if len(lf.syms) > 1]
-    totals, _ = count_engine(eng, backend, settings, frontier=leaf_frontier(eng, plain), on_batch=on_batch)
+    if frontier is None:
+        totals, left = count_engine(eng, backend, settings, frontier=leaf_frontier(eng, plain), on_batch=on_batch,
+                                    max_batches=max_batches)
+    else:
+        totals, left = BatchDFS(eng.problem, backend, settings).count(frontier, totals, on_batch=on_batch,
+                                                                      max_batches=max_batches)
     n_distinct = totals.count
     n_all = totals.count * len(syms)
     nodes = totals.nodes
-    for lf in rest:
-        sols, n = enumerate_solutions(eng, lf.fixed)
-        nodes += n
-        seen = set()
-        for sol in sols:
-            key = frozenset(int(o) for o in sol if o >= 0)
-            if key in seen:
-                continue
-            orbit = {frozenset(int(img[h, o]) for o in key) for h in lf.syms}
-            seen |= orbit
-            n_distinct += 1
-            n_all += len(syms) // (len(lf.syms) // len(orbit))
-    if not distinct:
-        n_distinct = None
-    return CountResult(solutions=int(n_all), distinct=None if n_distinct is None else int(n_distinct),
-                       symmetries=len(syms), leaves=len(leaves), nodes=int(nodes),
-                       seconds=time.perf_counter() - t0, backend=backend.name, branch=eng.mode, prune=eng.prune)
+    complete = len(left) == 0
+    note = ""
+    if complete:
+        for lf in rest:
+            sols, n = enumerate_solutions(eng, lf.fixed)
+            nodes += n
+            seen = set()
+            for sol in sols:
+                key = frozenset(int(o) for o in sol if o >= 0)
+                if key in seen:
+                    continue
+                orbit = {frozenset(int(img[h, o]) for o in key) for h in lf.syms}
+                seen |= orbit
+                n_distinct += 1
+                n_all += len(syms) * len(orbit) // len(lf.syms)
+        if rest:
+            note = f"{len(rest)} subproblem(s) kept symmetries and were enumerated"
+    result = CountResult(solutions=int(n_all), distinct=int(n_distinct) if distinct else None,
+                         symmetries=len(syms), leaves=len(leaves), nodes=int(nodes),
+                         seconds=elapsed + time.perf_counter() - t0, backend=backend.name, branch=eng.mode,
+                         prune=eng.prune, complete=complete, note=note)
+    return result, left, totals
 
 
 # -- first solution -------------------------------------------------------------------------------------------------

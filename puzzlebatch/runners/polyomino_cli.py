@@ -83,10 +83,11 @@ def run_solve(args) -> int:
 
     pk = load_packing(args)
     backend = select_backend(args.backend)
+    compile_s = RP.warm_up(backend)
     res = RP.solve_packing(pk, backend, args.branch, not args.no_prune, args.heuristic, _settings(args, backend))
     doc = {"solved": res.solved, "placements": placements_json(pk, res.placements) if res.solved else [],
            "board": list(pk.board.size), "pieces": [p.name for p in pk.pieces], "nodes": res.nodes,
-           "seconds": res.seconds, "backend": res.backend, "device": backend.device}
+           "seconds": res.seconds, "compile_seconds": compile_s, "backend": res.backend, "device": backend.device}
     if args.png and res.solved:
         from puzzlebatch.results.pictures import draw_packing
 
@@ -97,7 +98,8 @@ def run_solve(args) -> int:
         print(grid_text(pk, res.placements))
         if legend(pk):
             print(legend(pk))
-        print(f"{res.nodes} nodes in {res.seconds:.3f} s on {backend.name} ({backend.device})")
+        print(f"{res.nodes} nodes in {res.seconds:.3f} s on {backend.name} ({backend.device}); "
+              f"+{compile_s:.1f} s compiling")
         if "picture" in doc:
             print(f"picture: {doc['picture']}")
     else:
@@ -106,61 +108,114 @@ def run_solve(args) -> int:
 
 
 # -- count -------------------------------------------------------------------------------------------------------
+def _open_run(args, backend, params: dict, verb: str):
+    """The store and run to write to; for --resume, the unfinished run of the same problem."""
+    from puzzlebatch.results.store import ResultsStore
+
+    out = Path(args.out) if args.out else default_out(verb)
+    if args.resume and not out.exists():
+        raise PuzzleInputError(f"--resume: {out} does not exist; give the --out file of the interrupted run")
+    store = ResultsStore(out, "a")
+    if args.resume:
+        for run_id in reversed(store.run_ids()):
+            run = store.run(run_id)
+            a = run.attrs
+            if a.get("family") == "polyomino" and a.get("algorithm") == verb and a.get("status") != "done" \
+                    and a["params"] == params:
+                return store, run, out
+        store.close()
+        raise PuzzleInputError(f"--resume: {out} has no unfinished {verb} of this board and pieces")
+    run = store.create_run("polyomino", verb, backend=backend.name, device=backend.device, seed=None,
+                           params=params)
+    return store, run, out
+
+
 def run_count(args) -> int:
     from puzzlebatch.cli import print_json
-    from puzzlebatch.results.store import ResultsStore
     from puzzlebatch.runners import polyomino as RP
     from puzzlebatch.runners.backend import select_backend
     from puzzlebatch.runners.progress import bar
+    from puzzlebatch.runners.search import Frontier, SearchTotals
 
     pk = load_packing(args)
     backend = select_backend(args.backend)
     settings = _settings(args, backend)
-    out = Path(args.out) if args.out else (default_out("all") if args.all else None)
     params = {"board": pk.board.label, "pieces": args.pieces, "unlimited": bool(args.unlimited),
-              "mirror": args.mirror, "branch": args.branch, "prune": not args.no_prune,
+              "copies": args.copies or 0, "mirror": args.mirror, "branch": args.branch, "prune": not args.no_prune,
               "level": args.level or ""}
-    store = run = None
-    if out is not None:
-        store = ResultsStore(out, "a")
-        run = store.create_run("polyomino", "enumerate" if args.all else "count", backend=backend.name,
-                               device=backend.device, seed=None, params=params)
+    verb = "enumerate" if args.all else "count"
+    if args.resume and args.all:
+        raise PuzzleInputError("--resume: an enumeration (--all) restarts from the beginning; drop --resume")
+    store = run = out = None
+    if args.out or args.all or args.resume:
+        store, run, out = _open_run(args, backend, params, verb)
+    compile_s = RP.warm_up(backend, enumerate=args.all)
+    frontier, totals, elapsed = None, None, 0.0
+    if args.resume:
+        ck = run.load_checkpoint()
+        if ck is not None:
+            arrays, meta = ck
+            frontier = Frontier(arrays["states"], arrays["depths"], arrays["los"], arrays["weights"])
+            totals = SearchTotals(count=meta["count"], nodes=meta["nodes"], batches=meta["batches"],
+                                  items=meta["items"])
+            elapsed = float(meta.get("seconds", 0.0))
+    elif run is not None:
         _save_problem(run, pk)
-    progress = bar(f"polyomino count {pk.board.label}", unit="batch")
+    t0 = time.perf_counter()
+    last_ck = [t0]
+    progress = bar(f"polyomino {verb} {pk.board.label}", unit="batch")
 
     def on_batch(front, tot):
         progress.update(1)
         progress.set_postfix(count=tot.count, items_left=len(front), nodes=tot.nodes)
+        now = time.perf_counter()
+        if run is not None and now - last_ck[0] >= args.checkpoint_every:
+            run.save_checkpoint(front.arrays(), tot.meta() | {"seconds": elapsed + now - t0})
+            last_ck[0] = now
 
+    rest = totals_now = None
     try:
         if args.all:
             res = RP.enumerate_packing(pk, args.branch, not args.no_prune,
                                        sink=lambda rows: run.append_items(solution=rows))
         else:
-            res = RP.count_packing(pk, backend, args.branch, not args.no_prune, settings, on_batch=on_batch)
+            res, rest, totals_now = RP.count_packing_run(pk, backend, args.branch, not args.no_prune, settings,
+                                                         on_batch=on_batch, frontier=frontier, totals=totals,
+                                                         max_batches=args.max_batches, elapsed=elapsed)
     except KeyboardInterrupt:
         progress.close()
         if run is not None:
-            run.finish("interrupted")
+            run.finish("interrupted", seconds=elapsed + time.perf_counter() - t0)
             store.close()
-        print("puzzlebatch: interrupted", file=sys.stderr)
+            print(f"puzzlebatch: interrupted; resume with the same command and --out {out} --resume",
+                  file=sys.stderr)
+        else:
+            print("puzzlebatch: interrupted (give --out FILE.h5 to be able to resume)", file=sys.stderr)
         return 130
     progress.close()
     doc = res.to_json() | {"board": list(pk.board.size), "pieces": [p.name for p in pk.pieces],
-                           "device": backend.device if not args.all else "cpu"}
+                           "device": backend.device if not args.all else "cpu", "compile_seconds": compile_s}
     if run is not None:
-        run.set_result({k: v for k, v in doc.items() if v is not None})
-        run.finish("done", seconds=res.seconds)
+        if res.complete:
+            run.set_result({k: v for k, v in doc.items() if v is not None})
+            run.finish("done", seconds=res.seconds)
+        else:  # stopped by --max-batches: keep what remains so --resume can finish it
+            run.save_checkpoint(rest.arrays(), totals_now.meta() | {"seconds": res.seconds})
+            run.finish("interrupted", seconds=res.seconds)
         doc |= {"out": str(out), "run_id": run.id}
         store.close()
     if args.json:
         print_json(doc)
+    elif not res.complete:
+        print(f"stopped after {totals_now.batches} batches with {len(rest)} work items left; resume with the "
+              f"same command and --out {out} --resume")
     else:
-        d = "" if res.distinct is None else f", {res.distinct} distinct up to the board's {res.symmetries} symmetries"
+        d = "" if res.distinct is None else f", {res.distinct} distinct up to the board's {res.symmetries} " \
+                                            "symmetries"
         print(f"{pk.board.label} with {args.pieces}: {res.solutions} solutions{d}")
-        print(f"{res.nodes} nodes in {res.seconds:.3f} s on {res.backend}")
+        print(f"{res.nodes} nodes in {res.seconds:.3f} s on {res.backend} (+{compile_s:.1f} s compiling)")
         if out is not None:
-            print(f"results: {out} (run {run.id})" + (" — draw one with: puzzlebatch show "
+            print(f"results: {out} (run {run.id})" + (" - draw one with: puzzlebatch polyomino show "
                                                       f"{out} --run {run.id} --solution K" if args.all else ""))
     return 0
 
@@ -180,6 +235,74 @@ def _save_problem(run, pk) -> None:
                       board_size=np.array(pk.board.size, np.int32),
                       piece_names=np.array([p.name.encode() for p in pk.pieces]),
                       glyphs=np.array([g.encode() for g in pk.glyphs]))
+
+
+def stored_packing(run):
+    """A drawable stand-in for the packing of a stored run: pieces, glyphs, board and option cells."""
+    from types import SimpleNamespace
+
+    from puzzlebatch.puzzles.polyomino import packing as P
+
+    inst = run.instances()
+    size = tuple(int(v) for v in inst["board_size"])
+    names = [n.decode() if isinstance(n, bytes) else str(n) for n in inst["piece_names"]]
+    glyphs = [g.decode() if isinstance(g, bytes) else str(g) for g in inst["glyphs"]]
+    cells = inst["option_cells"]
+    option_cells = [c[c[:, 0] >= 0] for c in cells]
+    pre = [(int(k), frozenset(tuple(int(v) for v in c) for c in cs if c[0] >= 0))
+           for k, cs in zip(inst["preplaced_piece"], inst["preplaced_cells"])]
+    params = run.attrs["params"]
+    try:
+        board = P.parse_board(params["level"] or params["board"])
+        playable = board.playable
+    except PuzzleInputError:
+        playable = frozenset(tuple(int(v) for v in c) for c in np.ndindex(*size))
+    board = P.Board(size, playable, {}, label=params["board"])
+    pk = SimpleNamespace(board=board, pieces=[SimpleNamespace(name=n) for n in names], glyphs=glyphs,
+                         preplaced=pre, option_cells=option_cells, option_piece=inst["option_piece"])
+    return pk
+
+
+def run_show(args) -> int:
+    from puzzlebatch.cli import print_json
+    from puzzlebatch.results.store import ResultsStore
+
+    path = Path(args.file)
+    if not path.is_file():
+        raise PuzzleInputError(f"show: no such file {args.file}")
+    with ResultsStore(path, "r") as store:
+        ids = [r for r in store.run_ids() if store.run(r).attrs.get("family") == "polyomino"
+               and store.run(r).attrs.get("algorithm") == "enumerate"]
+        if args.run:
+            if args.run not in ids:
+                raise PuzzleInputError(f"--run: {path} has no polyomino enumeration {args.run!r}")
+            run_id = args.run
+        elif ids:
+            run_id = ids[-1]
+        else:
+            raise PuzzleInputError(f"show: {path} holds no polyomino enumeration (count --all --out FILE)")
+        run = store.run(run_id)
+        rows = run.items()["solution"]
+        if not 1 <= args.solution <= len(rows):
+            raise PuzzleInputError(f"--solution: {args.solution} is not between 1 and {len(rows)}")
+        pk = stored_packing(run)
+        row = rows[args.solution - 1]
+        placements = [(int(pk.option_piece[o]), pk.option_cells[o]) for o in row if o >= 0]
+    doc = {"run_id": run_id, "solution": args.solution, "of": int(len(rows)),
+           "placements": placements_json(pk, placements)}
+    if args.png:
+        from puzzlebatch.results.pictures import draw_packing
+
+        doc["picture"] = str(draw_packing(pk, placements, args.png,
+                                          title=f"solution {args.solution} of {len(rows)}"))
+    if args.json:
+        print_json(doc)
+    else:
+        print(f"solution {args.solution} of {len(rows)} (run {run_id}):")
+        print(grid_text(pk, placements))
+        if "picture" in doc:
+            print(f"picture: {doc['picture']}")
+    return 0
 
 
 # -- levels ------------------------------------------------------------------------------------------------------
@@ -314,7 +437,19 @@ def register(sub) -> None:
     _search_args(p)
     p.add_argument("--out", help="HDF5 results file (default with --all: results/polyomino-all-<time>.h5)")
     p.add_argument("--all", action="store_true", help="enumerate every solution into --out (CPU)")
+    p.add_argument("--resume", action="store_true", help="continue the unfinished count in --out")
+    p.add_argument("--checkpoint-every", type=float, default=30.0, metavar="SECONDS",
+                   help="save the work left this often (default 30)")
+    p.add_argument("--max-batches", type=int, help="stop after this many launches (resume later)")
     p.set_defaults(func=run_count)
+
+    p = verbs.add_parser("show", help="draw a stored solution of a count --all run")
+    p.add_argument("file")
+    p.add_argument("--run", help="run id (default: the latest enumeration)")
+    p.add_argument("--solution", type=int, default=1, help="which solution, 1-based (default 1)")
+    p.add_argument("--png", "--svg", dest="png", metavar="FILE", help="also draw it as a picture")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=run_show)
 
     lv = verbs.add_parser("levels", help="puzzle levels with a unique solution")
     lverbs = lv.add_subparsers(dest="lverb", metavar="ACTION", parser_class=type(poly))
