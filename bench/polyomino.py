@@ -65,14 +65,72 @@ def run_xcover(options, primary) -> tuple[int, float]:
     return n, time.process_time() - t0
 
 
+def bench_levels(n: int, difficulty: int, backend) -> dict:
+    """First solution of IQ Puzzler Pro levels (unique-solution levels made by ``levels generate``)."""
+    pk = P.build(P.parse_board("11x5"), S.load_pieces("iq-puzzler-pro"))
+    RP.warm_up(backend)
+    levels = RP.generate_levels(pk, n, difficulty, seed=2026)
+    times = []
+    for lv in levels:
+        board = P.Board(pk.board.size, pk.board.playable, {})
+        for k, cells in lv.placed:
+            board.placed.setdefault(pk.glyphs[k], []).append(frozenset(tuple(int(v) for v in c) for c in cells))
+        level = P.build(board, pk.pieces)
+        t0 = time.perf_counter()
+        res = RP.solve_packing(level, backend)
+        times.append(time.perf_counter() - t0)
+        assert res.solved
+    # the empty board too (the hardest "level": nothing placed)
+    t0 = time.perf_counter()
+    assert RP.solve_packing(pk, backend).solved
+    empty = time.perf_counter() - t0
+    return {"case": f"levels-d{difficulty}", "levels": n, "median_ms": 1000 * statistics.median(times),
+            "max_ms": 1000 * max(times), "empty_board_ms": 1000 * empty}
+
+
+def bench_heuristics(backend) -> list[dict]:
+    """The IQ Puzzler Pro study's eight piece orderings: nodes and time to the first solution of the empty board
+    and of 20 generated levels (difficulty 8), first-cell branching."""
+    pk = P.build(P.parse_board("11x5"), S.load_pieces("iq-puzzler-pro"))
+    RP.warm_up(backend)
+    levels = []
+    for lv in RP.generate_levels(pk, 20, 8, seed=7):
+        board = P.Board(pk.board.size, pk.board.playable, {})
+        for k, cells in lv.placed:
+            board.placed.setdefault(pk.glyphs[k], []).append(frozenset(tuple(int(v) for v in c) for c in cells))
+        levels.append(P.build(board, pk.pieces))
+    rows = []
+    for h in P.HEURISTICS:
+        t0 = time.perf_counter()
+        empty = RP.solve_packing(pk, backend, heuristic=h)
+        t_empty = time.perf_counter() - t0
+        nodes, times = [], []
+        for level in levels:
+            t0 = time.perf_counter()
+            r = RP.solve_packing(level, backend, heuristic=h)
+            times.append(time.perf_counter() - t0)
+            nodes.append(r.nodes)
+        rows.append({"heuristic": h, "empty_nodes": empty.nodes, "empty_ms": 1000 * t_empty,
+                     "levels_median_nodes": statistics.median(nodes), "levels_median_ms": 1000 * statistics.median(times)})
+        print(json.dumps(rows[-1]), flush=True)
+    return rows
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--cases", nargs="+", default=["6x10", "soma"], choices=sorted(CASES))
+    ap.add_argument("--cases", nargs="*", default=["6x10", "soma"], choices=sorted(CASES))
     ap.add_argument("--repeat", type=int, help="puzzlebatch repetitions (default per case)")
     ap.add_argument("--no-peer", action="store_true")
     ap.add_argument("--backend", default="cpu")
+    ap.add_argument("--levels", type=int, default=0, help="also time the first solution of N generated levels")
+    ap.add_argument("--heuristics", action="store_true", help="also compare the eight piece orderings")
     args = ap.parse_args()
     backend = select_backend(args.backend)
+    if args.heuristics:
+        bench_heuristics(backend)
+    if args.levels:
+        for d in (4, 8, 11):
+            print(json.dumps(bench_levels(args.levels, d, backend)), flush=True)
     rows = []
     for case in args.cases:
         board, pieces, repeat = CASES[case]

@@ -269,3 +269,10 @@ def test_dlx_errors():
         C.read_dlx("A | x\nA x:red\n", "x.dlx")
     with pytest.raises(PuzzleInputError, match="empty DLX"):
         C.read_dlx("| only a comment\n", "x.dlx")
+
+
+@pytest.mark.slow
+def test_iq_puzzler_pro_every_solution(cpu):
+    """1,082,785 solutions up to reflections, as published with a DLX enumeration (about a minute here)."""
+    r = RP.count_packing(pack("11x5", "iq-puzzler-pro"), cpu)
+    assert (r.distinct, r.solutions) == (1082785, 4 * 1082785)

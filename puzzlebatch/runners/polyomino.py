@@ -298,6 +298,14 @@ def solution_cells(pk: P.Packing, options: Sequence[int]) -> list[tuple[int, np.
     return [(pk.cover.option_group[o], pk.option_cells[o]) for o in options if o >= 0]
 
 
+def _sorted_rows(rows: np.ndarray) -> np.ndarray:
+    """Each row's option ids in increasing order, the -1 padding last."""
+    big = np.iinfo(np.int64).max
+    out = np.sort(np.where(rows < 0, big, rows), axis=1)
+    out[out == big] = -1
+    return out
+
+
 # -- enumerate everything ------------------------------------------------------------------------------------------
 def enumerate_packing(pk: P.Packing, mode: str = DEFAULT_MODE, prune: bool = DEFAULT_PRUNE,
                       sink: Callable[[np.ndarray], None] | None = None, chunk: int = 1 << 16) -> CountResult:
@@ -331,16 +339,12 @@ def enumerate_packing(pk: P.Packing, mode: str = DEFAULT_MODE, prune: bool = DEF
         nodes += n
         if not len(sols):
             continue
-        sols = np.sort(sols, axis=1)[:, ::-1]  # -1 padding last after the reversal below
-        sols = np.sort(np.where(sols < 0, np.iinfo(np.int64).max, sols), axis=1)
-        mask = sols == np.iinfo(np.int64).max
-        sols[mask] = -1
+        sols = _sorted_rows(sols)
+        mask = sols < 0
         if len(lf.syms) == 1:
             n_distinct += len(sols)
             for h in range(len(syms)):
-                im = np.where(mask, -1, img[h][np.where(mask, 0, sols)])
-                im = np.sort(np.where(im < 0, np.iinfo(np.int64).max, im), axis=1)
-                im[im == np.iinfo(np.int64).max] = -1
+                im = _sorted_rows(np.where(mask, -1, img[h][np.where(mask, 0, sols)]))
                 n_all += len(im)
                 emit(im)
             continue

@@ -68,16 +68,31 @@ class ExactCover:
     def n_items(self) -> int:
         return len(self.items)
 
+    def option_array(self) -> np.ndarray:
+        """Options as an (n_options, longest) int64 array, padded with -1 (cached)."""
+        cached = getattr(self, "_option_array", None)
+        if cached is not None and cached.shape[0] == len(self.options):
+            return cached
+        width = max((len(o) for o in self.options), default=1)
+        arr = np.full((len(self.options), width), -1, np.int64)
+        for o, opt in enumerate(self.options):
+            arr[o, :len(opt)] = opt
+        self._option_array = arr
+        return arr
+
+    def primary_counts(self) -> np.ndarray:
+        a = self.option_array()
+        return ((a >= 0) & (a < self.n_primary)).sum(axis=1)
+
     def group_size(self, g: int) -> int:
-        for o, og in enumerate(self.option_group):
-            if og == g:
-                return sum(1 for i in self.options[o] if i < self.n_primary)
-        return 0
+        idx = np.flatnonzero(np.asarray(self.option_group) == g)
+        return int(self.primary_counts()[idx[0]]) if len(idx) else 0
 
     def max_depth(self) -> int:
         """An upper bound on the options in one solution (the DFS goal depth)."""
         free = self.n_primary - sum(1 for i in self.precovered if i < self.n_primary)
-        smallest = min((sum(1 for i in opt if i < self.n_primary) for opt in self.options), default=1)
+        counts = self.primary_counts()
+        smallest = int(counts.min()) if len(counts) else 1
         bound = free // max(1, smallest)
         if self.groups and all(g >= 0 for g in self.option_group):
             copies = 0
@@ -89,6 +104,15 @@ class ExactCover:
             if copies is not None:
                 bound = min(bound, copies)
         return max(bound, 0)
+
+
+def bitset_rows(arr: np.ndarray, nw: int) -> np.ndarray:
+    """Bitsets of many rows of item ids (-1 padded) at once: an (n, nw) int64 array."""
+    out = np.zeros((arr.shape[0], nw), np.int64)
+    rows, cols = np.nonzero(arr >= 0)
+    ids = arr[rows, cols]
+    np.bitwise_or.at(out, (rows, ids // R.WORD_BITS), np.left_shift(1, ids % R.WORD_BITS).astype(np.int64))
+    return out
 
 
 def bitset_words(bits, nw: int) -> list[int]:
@@ -121,20 +145,25 @@ def encode(ec: ExactCover, mode: str = "first", prune: bool = True,
     ng = len(ec.groups)
     goal = ec.max_depth()
     rank = np.empty(n_opt, np.int64)
-    order = list(option_order) if option_order is not None else list(range(n_opt))
+    order = np.asarray(option_order if option_order is not None else np.arange(n_opt), np.int64)
     rank[order] = np.arange(n_opt)
-    lists: list[list[int]] = [[] for _ in range(ec.n_items)]
-    for o, opt in enumerate(ec.options):
-        prim = [i for i in opt if i < ec.n_primary]
-        if not prim:
-            continue  # an option without primary items is never chosen by Algorithm X
-        if mode == "first":
-            lists[min(prim)].append(o)
-        else:
-            for i in prim:
-                lists[i].append(o)
-    for lst in lists:
-        lst.sort(key=lambda o: rank[o])
+    arr = ec.option_array() if n_opt else np.zeros((0, 1), np.int64)
+    prim = (arr >= 0) & (arr < ec.n_primary)
+    if mode == "first":  # each option listed under its smallest primary item
+        key = np.where(prim, arr, np.iinfo(np.int64).max).min(axis=1) if n_opt else np.zeros(0, np.int64)
+        opt_of = np.arange(n_opt)
+        keep = key < ec.n_primary
+        key, opt_of = key[keep], opt_of[keep]
+    else:  # under every primary item
+        rows, cols = np.nonzero(prim)
+        key, opt_of = arr[rows, cols], rows
+    srt = np.lexsort((rank[opt_of], key))
+    list_items = key[srt]
+    list_opts = opt_of[srt]
+    counts = np.bincount(list_items, minlength=ec.n_items) if len(list_items) else np.zeros(ec.n_items, np.int64)
+    starts = np.zeros(ec.n_items + 1, np.int64)
+    starts[1:] = np.cumsum(counts)
+    lists = [list_opts[starts[i]:starts[i + 1]].tolist() for i in range(ec.n_items)]
     geo = ec.geometry
     dirs = geo.directions(nw) if (geo is not None and prune) else []
     do_prune = 1 if (prune and geo is not None and ng > 0 and all(g >= 0 for g in ec.option_group)) else 0
@@ -159,28 +188,33 @@ def encode(ec: ExactCover, mode: str = "first", prune: bool = True,
     header[R.H_GOAL] = goal
     header[R.H_MODE] = R.MODE_MRV if mode == "mrv" else R.MODE_FIRST
     header[R.H_PRUNE] = do_prune
-    put(R.H_OPTBITS, [w for opt in ec.options for w in bitset_words(opt, nw)] or [0])
+    optbits = bitset_rows(arr, nw)
+    put(R.H_OPTBITS, optbits if n_opt else [0])
     put(R.H_OPTGROUP, ec.option_group or [-1])
-    starts = np.zeros(ec.n_items + 1, np.int64)
-    starts[1:] = np.cumsum([len(lst) for lst in lists])
     put(R.H_LSTART, starts)
-    put(R.H_LIST, [o for lst in lists for o in lst] or [0])
+    put(R.H_LIST, list_opts if len(list_opts) else [0])
     put(R.H_PRIM, bitset_words(range(ec.n_primary), nw))
     cells = np.flatnonzero(geo.playable) if geo is not None else []
     put(R.H_CELLS, bitset_words(cells, nw))
     header[R.H_NDIR] = len(dirs)
     put(R.H_DIRS, [v for shift, mask in dirs for v in [shift] + mask] or [0])
     put(R.H_GSIZE, gsize or [0])
-    optbits = [bitset_words(opt, nw) for opt in ec.options]
-    lbits = []
-    for lst in lists:
-        for k, o in enumerate(lst):
-            g = ec.option_group[o]
-            nxt = k + 1
-            while nxt < len(lst) and ec.option_group[lst[nxt]] == g:
-                nxt += 1
-            lbits.extend(optbits[o] + [(1 << g) if 0 <= g < R.WORD_BITS else 0, nxt])
-    put(R.H_LBITS, lbits or [0])
+    # per list entry: its option's words, its piece bit, and where the next piece's run starts in its list
+    groups = np.asarray(ec.option_group, np.int64) if n_opt else np.zeros(0, np.int64)
+    g_of = groups[list_opts] if len(list_opts) else np.zeros(0, np.int64)
+    pbit = np.where((g_of >= 0) & (g_of < R.WORD_BITS), np.left_shift(1, np.clip(g_of, 0, 62)), 0)
+    m = len(list_opts)
+    nxt = np.empty(m, np.int64)
+    if m:
+        item_of = list_items
+        boundary = np.ones(m, bool)  # a run ends after position k when the next entry differs in list or piece
+        boundary[:-1] = (item_of[1:] != item_of[:-1]) | (g_of[1:] != g_of[:-1])
+        ends = np.flatnonzero(boundary)
+        run_end = ends[np.searchsorted(ends, np.arange(m))] + 1
+        nxt = run_end - starts[item_of]
+    lbits = np.column_stack([optbits[list_opts] if m else np.zeros((0, nw), np.int64), pbit, nxt]) \
+        if m else np.zeros((0, nw + 2), np.int64)
+    put(R.H_LBITS, lbits if m else [0])
     grow = [0] * 9
     if nw == 1 and dirs:
         for axis in range(min(3, len(dirs) // 2)):

@@ -158,15 +158,15 @@ def build(board: Board, pieces: Sequence[S.Piece], where: str = "--pieces") -> P
     for k, a in enumerate(axes):
         strides[a] = st
         st *= shape[k]
-    index = np.full(size, -1, np.int64)
-    coords = np.zeros((n, board.dim), np.int64)
-    for c in np.ndindex(*size):
-        i = int(np.dot(c, strides))
-        index[c] = i
-        coords[i] = c
+    grid = np.indices(size).reshape(board.dim, -1).T  # every cell, as (x, y[, z])
+    flat = grid @ strides
+    index = np.empty(size, np.int64)
+    index[tuple(grid.T)] = flat
+    coords = np.empty((n, board.dim), np.int64)
+    coords[flat] = grid
     playable = np.zeros(n, bool)
-    for c in board.playable:
-        playable[index[c]] = True
+    if board.playable:
+        playable[index[tuple(np.array(sorted(board.playable)).T)]] = True
     # a level's pieces
     preplaced: list[tuple[int, frozenset]] = []
     used: dict[int, int] = {}
@@ -196,8 +196,7 @@ def build(board: Board, pieces: Sequence[S.Piece], where: str = "--pieces") -> P
     option_group: list[int] = []
     option_cells: list[np.ndarray] = []
     free_grid = np.zeros(size, bool)
-    for i in np.flatnonzero(free):
-        free_grid[tuple(coords[i])] = True
+    free_grid[tuple(coords[free].T)] = True
     for k, piece in enumerate(pieces):
         if piece.count != UNLIMITED and used.get(k, 0) >= piece.count:
             continue
@@ -211,12 +210,14 @@ def build(board: Board, pieces: Sequence[S.Piece], where: str = "--pieces") -> P
             ok = np.ones(span, bool)
             for c in cells:
                 ok &= free_grid[tuple(slice(int(v), int(v) + s) for v, s in zip(c, span))]
-            for off in np.argwhere(ok):
-                placed = cells + off
-                ids = tuple(sorted(int(index[tuple(p)]) for p in placed))
-                options.append(ids)
-                option_group.append(k)
-                option_cells.append(placed)
+            offs = np.argwhere(ok)
+            if not len(offs):
+                continue
+            placed = cells[None, :, :] + offs[:, None, :]  # (placements, cells, dim)
+            ids = np.sort(index[tuple(placed[:, :, j] for j in range(board.dim))], axis=1)
+            options.extend(map(tuple, ids.tolist()))
+            option_group.extend([k] * len(offs))
+            option_cells.extend(placed)
     names = [",".join(str(int(v)) for v in coords[i]) for i in range(n)]
     ec = ExactCover(items=names, n_primary=n, options=options, option_group=option_group,
                     groups=[p.name for p in pieces], group_copies=[p.count for p in pieces],
