@@ -129,7 +129,7 @@ def main() -> None:
     if args.heuristics:
         bench_heuristics(backend)
     if args.levels:
-        for d in (4, 8, 11):
+        for d in (4, 6, 8):
             print(json.dumps(bench_levels(args.levels, d, backend)), flush=True)
     rows = []
     for case in args.cases:

@@ -88,7 +88,7 @@ def test_enumerate_all_then_show(capsys, tmp_path):
         rows = f["runs"][doc["run_id"]]["items"]["solution"][:]
     assert rows.shape[0] == 11520 and len({tuple(r) for r in rows}) == 11520
     png = tmp_path / "s.png"
-    code, out, _ = run_cli(capsys, "polyomino", "show", str(h5), "--solution", "11520", "--json", "--png", str(png))
+    code, out, _ = run_cli(capsys, "show", str(h5), "--solution", "11520", "--json", "--png", str(png))
     shown = json.loads(out)
     assert code == 0 and shown["of"] == 11520 and len(shown["placements"]) == 7 and png.exists()
     _cells_cover(shown, 27)

@@ -226,72 +226,30 @@ def solve_packing(pk: P.Packing, backend: Backend, mode: str = DEFAULT_MODE, pru
 
 
 # -- enumeration (CPU) -----------------------------------------------------------------------------------------
-@lru_cache(maxsize=None)
-def _enumerator():
-    from numba import njit
-
-    from puzzlebatch.jit import compile_rules
-
-    r = compile_rules(rules, "cpu")
-    n_choices, apply, undo, next_choice = r.n_choices, r.apply, r.undo, r.next_choice
-
-    @njit
-    def run(state, root, goal, tables, out, limit):
-        """Depth-first from ``state`` at depth ``root``; writes each solution's options to ``out`` rows.
-
-        Returns (solutions found, nodes); stops after ``limit`` solutions (they exceed ``out`` when more)."""
-        s_opt = tables[rules.S_OPT]
-        stack = np.zeros(goal + 1, np.int64)
-        d = root
-        stack[d] = 0
-        found = 0
-        nodes = 0
-        while True:
-            if d == goal:
-                if found < out.shape[0]:
-                    for k in range(goal):
-                        out[found, k] = state[s_opt + k]
-                found += 1
-                if found >= limit:
-                    break
-                if d == root:
-                    break
-                d -= 1
-                undo(state, d, stack[d] - 1, tables)
-                continue
-            m = n_choices(state, d, tables)
-            c = next_choice(state, d, stack[d], m, tables)
-            if c >= m:
-                if d == root:
-                    break
-                d -= 1
-                undo(state, d, stack[d] - 1, tables)
-                continue
-            stack[d] = c + 1
-            if apply(state, d, c, tables):
-                nodes += 1
-                d += 1
-                stack[d] = 0
-        return found, nodes
-
-    return run
-
-
-def enumerate_solutions(eng: Engine, fixed: Sequence[int] = (), limit: int = 1 << 62,
+def enumerate_solutions(eng: Engine, fixed: Sequence[int] = (), limit: int = 0,
                         chunk: int = 1 << 14) -> tuple[np.ndarray, int]:
-    """Every solution below the options ``fixed`` (rows of option ids, -1 padded), and the nodes searched."""
+    """Every solution below the options ``fixed`` (rows of option ids in search order, -1 padded), and the nodes
+    searched; ``limit`` > 0 stops after that many.  Runs the batch DFS's per-item search on this thread."""
+    from puzzlebatch.cpu_fallback.search import drivers
+    from puzzlebatch.puzzles.search import OUT_COUNT, OUT_NODES, OUT_WIDTH
+
     state = eng.state_with(list(fixed))
     goal = eng.enc.goal
+    t = eng.enc.tables
     if state is None or eng.dead:
         return np.zeros((0, goal), np.int64), 0
-    run = _enumerator()
-    size = min(chunk, limit)
+    dfs_item = drivers(rules).dfs_item
+    size = min(chunk, limit) if limit else chunk
     while True:
-        out = np.full((size, goal), -1, np.int64)
-        found, nodes = run(state.copy(), len(fixed), goal, eng.enc.tables, out, limit)
+        sols = np.zeros((size, len(state)), np.int64)
+        out = np.zeros(OUT_WIDTH, np.int64)
+        stack = np.zeros(goal + 1, np.int32)
+        dfs_item(state.copy(), stack, np.int32(len(fixed)), np.int32(0), np.int64(goal), np.int64(1 << 62),
+                 np.int64(size), np.int64(limit), sols, out, t)
+        found = int(out[OUT_COUNT])
         if found <= size:
-            return out[:found], int(nodes)
-        size = min(limit, max(found, 2 * size))
+            return sols[:found, t[rules.S_OPT]:t[rules.S_OPT] + goal].copy(), int(out[OUT_NODES])
+        size = max(found, 2 * size) if not limit else min(limit, max(found, 2 * size))
 
 
 def solution_cells(pk: P.Packing, options: Sequence[int]) -> list[tuple[int, np.ndarray]]:

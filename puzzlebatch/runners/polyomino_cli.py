@@ -215,7 +215,7 @@ def run_count(args) -> int:
         print(f"{pk.board.label} with {args.pieces}: {res.solutions} solutions{d}")
         print(f"{res.nodes} nodes in {res.seconds:.3f} s on {res.backend} (+{compile_s:.1f} s compiling)")
         if out is not None:
-            print(f"results: {out} (run {run.id})" + (" - draw one with: puzzlebatch polyomino show "
+            print(f"results: {out} (run {run.id})" + (" - draw one with: puzzlebatch show "
                                                       f"{out} --run {run.id} --solution K" if args.all else ""))
     return 0
 

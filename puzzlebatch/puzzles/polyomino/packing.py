@@ -87,28 +87,8 @@ def parse_board_text(text: str, source: str = "<board>") -> Board:
                     raise PuzzleInputError(f"{source}:{lineno}: unexpected character {ch!r} at column {x + 1} "
                                            "(use . for a cell, # for a hole, letters for placed pieces)")
     size = (w, h, len(layers)) if dim == 3 else (w, h)
-    placed = {g: _components(cells) for g, cells in placed_cells.items()}
+    placed = {g: S.components(cells) for g, cells in placed_cells.items()}
     return Board(size, frozenset(playable), placed, label=source)
-
-
-def _components(cells: set) -> list[frozenset]:
-    cells = set(cells)
-    out = []
-    while cells:
-        start = cells.pop()
-        comp = {start}
-        todo = [start]
-        while todo:
-            c = todo.pop()
-            for i in range(len(c)):
-                for d in (-1, 1):
-                    n = c[:i] + (c[i] + d,) + c[i + 1:]
-                    if n in cells:
-                        cells.remove(n)
-                        comp.add(n)
-                        todo.append(n)
-        out.append(frozenset(comp))
-    return out
 
 
 def glyphs_for(pieces: Sequence[S.Piece]) -> list[str]:

@@ -90,21 +90,29 @@ def _orientations(cells: frozenset, turns: str) -> tuple[frozenset, ...]:
     return tuple(seen)
 
 
+def components(cells) -> list[frozenset[Cell]]:
+    """The face-connected components of a set of cells."""
+    left = set(cells)
+    out = []
+    while left:
+        start = left.pop()
+        comp = {start}
+        todo = [start]
+        while todo:
+            c = todo.pop()
+            for i in range(len(c)):
+                for d in (-1, 1):
+                    n = c[:i] + (c[i] + d,) + c[i + 1:]
+                    if n in left:
+                        left.remove(n)
+                        comp.add(n)
+                        todo.append(n)
+        out.append(frozenset(comp))
+    return out
+
+
 def is_connected(cells: frozenset[Cell]) -> bool:
-    if not cells:
-        return False
-    start = next(iter(cells))
-    seen = {start}
-    todo = [start]
-    while todo:
-        c = todo.pop()
-        for i in range(len(c)):
-            for d in (-1, 1):
-                n = c[:i] + (c[i] + d,) + c[i + 1:]
-                if n in cells and n not in seen:
-                    seen.add(n)
-                    todo.append(n)
-    return len(seen) == len(cells)
+    return len(cells) > 0 and len(components(cells)) == 1
 
 
 def canonical(cells: frozenset[Cell], turns: str = "free") -> tuple[Cell, ...]:
