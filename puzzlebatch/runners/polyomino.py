@@ -22,6 +22,12 @@ DEFAULT_PRUNE = True
 DEFAULT_HEURISTIC = "none"
 
 
+def _host_rules():
+    from puzzlebatch.jit import compile_rules
+
+    return compile_rules(rules, "cpu", inline=False)
+
+
 @dataclass
 class Engine:
     """An encoded exact cover ready for the batch DFS."""
@@ -41,17 +47,18 @@ class Engine:
 
     def state_with(self, fixed: Sequence[int]) -> np.ndarray | None:
         """The root with options ``fixed`` applied (as depths 0..k-1); None if they do not fit or prune."""
+        r = _host_rules()  # the compiled rules, called from Python
         s = self.enc.root.copy()
         t = self.enc.tables
         for d, o in enumerate(fixed):
-            if not rules.fits(s, o, t):
+            if not r.fits(s, o, t):
                 return None
-            rules.cover(s, o, 1, t)
+            r.cover(s, o, 1, t)
             s[t[rules.S_OPT] + d] = o
-        it = rules.branch_item(s, t)
+        it = r.branch_item(s, t)
         if it == -2 or (it >= 0 and len(fixed) >= self.enc.goal):
             return None
-        if it >= 0 and t[rules.H_PRUNE] and any(rules.dead_region(s, o, t) for o in fixed):
+        if it >= 0 and t[rules.H_PRUNE] and fixed and r.dead_region(s, fixed[-1], t):
             return None
         s[t[rules.S_ITEM] + len(fixed)] = it
         return s
@@ -84,6 +91,7 @@ def warm_up(backend: Backend, enumerate: bool = False) -> float:
         eng = engine(pk.cover, "first", prune)
         count_engine(eng, backend, tiny)
         BatchDFS(eng.problem, backend, tiny).first()
+        eng.state_with([0])  # the host-side rules used to build symmetry-breaking leaves
     if enumerate:
         enumerate_solutions(engine(pk.cover), ())
     _WARM.add(key)

@@ -353,34 +353,44 @@ def break_symmetry(pk: Packing, syms: Sequence[Symmetry], img: np.ndarray) -> li
     ec = pk.cover
     if not pk.exact_area or len(syms) == 1:
         return [Leaf([], list(range(len(syms))))]
-    by_group: dict[int, list[int]] = {}
-    for o, g in enumerate(ec.option_group):
-        by_group.setdefault(g, []).append(o)
+    from puzzlebatch.puzzles.polyomino.cover import bitset_rows
+
+    groups = np.asarray(ec.option_group, np.int64)
+    by_group = {int(g): np.flatnonzero(groups == g) for g in np.unique(groups)}
+    nw = max(1, -(-ec.n_items // 63))
+    words = bitset_rows(ec.option_array(), nw)
     once = [g for g, p in enumerate(pk.pieces) if p.count - ec.group_used.get(g, 0) == 1]
-    opt_sets = [frozenset(opt) for opt in ec.options]
     leaves: list[Leaf] = []
 
     def recurse(fixed: list[int], H: list[int]):
         if len(H) == 1:
             leaves.append(Leaf(fixed, H))
             return
-        taken = set().union(*(opt_sets[o] for o in fixed)) if fixed else set()
+        taken = np.bitwise_or.reduce(words[fixed], axis=0) if fixed else np.zeros(nw, np.int64)
         used_groups = {ec.option_group[o] for o in fixed}
         best = None
         for g in once:
             if g in used_groups or any(syms[h].pieces[g] != g for h in H):
                 continue
-            cand = [o for o in by_group.get(g, []) if not (opt_sets[o] & taken)]
+            idx = by_group.get(g, np.zeros(0, np.int64))
+            cand = idx[~(words[idx] & taken).any(axis=1)]
             if best is None or len(cand) < len(best[1]):
                 best = (g, cand)
         if best is None:
             leaves.append(Leaf(fixed, H))
             return
-        for o in best[1]:
-            orbit = img[H, o]
-            if orbit.min() != o:
-                continue
-            recurse(fixed + [o], [h for h, v in zip(H, orbit) if v == o])
+        cand = np.array(best[1], np.int64)
+        if not len(cand):
+            return
+        orbits = img[np.ix_(H, cand)]  # (|H|, candidates)
+        is_rep = orbits.min(axis=0) == cand
+        fixes = orbits == cand[None, :]
+        for k in np.flatnonzero(is_rep):
+            stab = [h for h, f in zip(H, fixes[:, k]) if f]
+            if len(stab) == 1:
+                leaves.append(Leaf(fixed + [int(cand[k])], stab))
+            else:
+                recurse(fixed + [int(cand[k])], stab)
 
     recurse([], list(range(len(syms))))
     return leaves
