@@ -54,7 +54,8 @@ def compile_rules(module: ModuleType, target: Target, *, inline: bool = True) ->
         ``"cpu"`` for njit functions (inlined into their callers), ``"cuda"`` for CUDA device functions.
     inline
         CPU only: False compiles plain ``njit`` functions instead of numba-IR inlined ones (large rule sets compile
-        several times faster; LLVM still inlines the small ones).
+        several times faster; LLVM still inlines the small ones).  The batch DFS uses it for its host-side
+        helpers (expansion, splitting), which run rarely.
 
     Returns
     -------
@@ -82,3 +83,15 @@ def compile_rules(module: ModuleType, target: Target, *, inline: bool = True) ->
 def jit_function(fn: Callable, target: Target) -> Callable:
     """Compile one plain function (e.g. a closure built by a factory) for ``target``."""
     return _jit_for(target)(fn)
+
+
+def next_choice_of(module: ModuleType, compiled: SimpleNamespace, target: Target) -> Callable:
+    """The family's ``next_choice`` twin if its rules define one, else the compiled default (try everything)."""
+    if hasattr(compiled, "next_choice"):
+        return compiled.next_choice
+    from puzzlebatch.puzzles.search import no_skip
+
+    key = ("puzzlebatch.puzzles.search.no_skip", target)
+    if key not in _cache:
+        _cache[key] = SimpleNamespace(fn=jit_function(no_skip, target))
+    return _cache[key].fn

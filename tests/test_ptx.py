@@ -20,17 +20,18 @@ SCRIPT = textwrap.dedent("""
     from numba import cuda, types
     from puzzlebatch.jit import compile_rules
     from puzzlebatch.puzzles.snake import rules as snake_rules
+    from puzzlebatch.puzzles.polyomino import rules as polyomino_rules
     from puzzlebatch.gpu_kernels.search import drivers
 
     import numba.cuda.dispatcher as dispatcher
 
-    ARRAY = {"state": types.int64[::1], "tables": types.int64[::1]}
+    ARRAY = {"state": types.int64[::1], "tables": types.int64[::1], "arr": types.int64[::1]}
     done = []
     for cc in [tuple(int(v) for v in sys.argv[1].split("."))]:  # one per process: no overload cached for another
         # Device functions called from the one being compiled ask the current device for its compute capability;
         # without a GPU, answer with the target's.
         dispatcher.get_current_device = lambda cc=cc: type("Target", (), {"compute_capability": cc})()
-        for module in [snake_rules]:
+        for module in [snake_rules, polyomino_rules]:
             twins = compile_rules(module, "cuda")
             for name, twin in vars(twins).items():
                 params = inspect.signature(twin.py_func).parameters
@@ -76,6 +77,9 @@ def test_rules_and_kernels_compile_to_ptx(cc):
     tag = "sm_" + cc.replace(".", "")
     assert f"puzzlebatch.puzzles.snake.rules.apply@{tag}" in done
     assert f"puzzlebatch.puzzles.snake.rules.dfs_kernel@{tag}" in done
+    for rule in ("apply", "next_choice", "dead_region", "mrv_item"):
+        assert f"puzzlebatch.puzzles.polyomino.rules.{rule}@{tag}" in done
+    assert f"puzzlebatch.puzzles.polyomino.rules.dfs_kernel@{tag}" in done
     assert len(done) >= 8
     for kernel in ("init_kernel", "commands_kernel", "policy_kernel", "placements_kernel", "lockable_kernel"):
         assert f"puzzlebatch.gpu_kernels.hextris.{kernel}@{tag}" in done

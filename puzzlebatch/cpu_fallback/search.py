@@ -12,7 +12,7 @@ from types import ModuleType
 import numpy as np
 from numba import njit, prange, set_parallel_chunksize
 
-from puzzlebatch.jit import compile_rules
+from puzzlebatch.jit import compile_rules, next_choice_of
 from puzzlebatch.puzzles import search
 from puzzlebatch.puzzles.search import OUT_WIDTH
 
@@ -24,9 +24,10 @@ def drivers(rules: ModuleType):
     Returns an object with ``dfs_batch``, ``expand`` and ``split_batch``.
     """
     r = compile_rules(rules, "cpu")
-    dfs_item = njit(search.make_dfs_item(r.n_choices, r.apply, r.undo))
-    split_item = njit(search.make_split_item(r.n_choices, r.undo))
-    n_choices, apply, undo = r.n_choices, r.apply, r.undo
+    dfs_item = njit(search.make_dfs_item(r.n_choices, r.apply, r.undo, next_choice_of(rules, r, "cpu")))
+    h = compile_rules(rules, "cpu", inline=False)  # expansion and splitting run rarely: quicker to compile
+    split_item = njit(search.make_split_item(h.n_choices, h.undo))
+    n_choices, apply, undo = h.n_choices, h.apply, h.undo
 
     @njit(parallel=True)
     def dfs_batch(states, stacks, roots, los, goal, budget, max_solutions, stop_after, solutions, out, tables):
@@ -104,5 +105,6 @@ def drivers(rules: ModuleType):
 
     d = _Drivers()
     d.dfs_batch, d.expand, d.split_batch = dfs_batch, expand, split_batch
+    d.dfs_item = dfs_item  # one item on the calling thread (enumerations)
     d.out_width = OUT_WIDTH
     return d

@@ -13,7 +13,7 @@ import numpy as np
 from numba import cuda  # a module global: the simulator swaps it for its fake inside kernels
 
 from puzzlebatch.config import launch
-from puzzlebatch.jit import compile_rules
+from puzzlebatch.jit import compile_rules, next_choice_of
 from puzzlebatch.puzzles import search
 
 
@@ -21,7 +21,8 @@ from puzzlebatch.puzzles import search
 def drivers(rules: ModuleType):
     """Compiled CUDA kernel and launcher for a family's rules module (built once per module)."""
     r = compile_rules(rules, "cuda")
-    dfs_item = cuda.jit(device=True)(search.make_dfs_item(r.n_choices, r.apply, r.undo))
+    dfs_item = cuda.jit(device=True)(search.make_dfs_item(r.n_choices, r.apply, r.undo,
+                                                          next_choice_of(rules, r, "cuda")))
 
     @cuda.jit
     def dfs_kernel(states, stacks, roots, los, goal, budget, max_solutions, stop_after, solutions, out, tables):

@@ -12,6 +12,11 @@ A family describes its search tree with three plain rules (numba subset, DESIGN.
 
 ``state`` is a family-defined int64 vector, ``tables`` a flat int64 vector of read-only tables.
 
+Optionally a family may also give ``next_choice(state, depth, c, n, tables) -> int``: the smallest choice
+``>= c`` that might succeed (``n`` when none can), a cheap filter that lets the DFS step over moves that would
+certainly fail without a call to ``apply`` for each (exact cover uses it to scan its candidate list).  Without it
+every choice is tried (:func:`no_skip`).
+
 A *work item* is a node and the first choice it still owns: ``(state, depth, lo)`` stands for the subtrees of
 choices ``lo, lo + 1, ...`` of that node.  The items of a frontier partition the tree, so their counts add up.
 :func:`make_dfs_item` builds the explicit-stack DFS that one CPU iteration or one CUDA thread runs on an item, with
@@ -32,7 +37,12 @@ OUT_STATUS, OUT_DEPTH, OUT_COUNT, OUT_NODES, OUT_NSOL = 0, 1, 2, 3, 4
 OUT_WIDTH = 5
 
 
-def make_dfs_item(n_choices: Callable, apply: Callable, undo: Callable) -> Callable:
+def no_skip(state, depth, c, n, tables):
+    """The default ``next_choice``: every choice is worth trying."""
+    return c
+
+
+def make_dfs_item(n_choices: Callable, apply: Callable, undo: Callable, next_choice: Callable) -> Callable:
     """Build the per-item DFS over the given rules (pass njit twins for the CPU, device twins for CUDA).
 
     The returned plain function has the signature
@@ -66,8 +76,9 @@ def make_dfs_item(n_choices: Callable, apply: Callable, undo: Callable) -> Calla
                 d -= 1
                 undo(state, d, stack[d] - 1, tables)
                 continue
-            c = stack[d]
-            if c >= n_choices(state, d, tables):
+            m = n_choices(state, d, tables)
+            c = next_choice(state, d, stack[d], m, tables)
+            if c >= m:
                 # Every move of this node is done: back to the parent (or the item is finished).
                 if d == root:
                     break

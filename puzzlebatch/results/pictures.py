@@ -15,7 +15,7 @@ import numpy as np
 
 from puzzlebatch.errors import PuzzleInputError
 
-__all__ = ["draw_snake"]
+__all__ = ["draw_snake", "draw_packing"]
 
 _FORMATS = (".png", ".svg")
 _CMAP = "viridis"
@@ -201,3 +201,70 @@ def _check(cells, dims) -> tuple[np.ndarray, tuple[int, int, int]]:
         dup = int(np.setdiff1d(np.arange(len(flat)), first)[0])
         raise PuzzleInputError(f"cube {dup + 1} at {tuple(xyz[dup].tolist())} shares its cell with an earlier cube")
     return xyz, box
+
+
+def draw_packing(pk, placements, path: str | os.PathLike, *, title: str | None = None) -> Path:
+    """Draw a packing: every piece a coloured block with its outline and its letter; 3D boards layer by layer.
+
+    ``pk`` is a :class:`puzzlebatch.puzzles.polyomino.packing.Packing`; ``placements`` its solution as
+    ``(piece index, cells)`` pairs (a level's pre-placed pieces are drawn too, hatched).
+    """
+    path = Path(path)
+    if path.suffix.lower() not in _FORMATS:
+        raise PuzzleInputError(f"--png/--svg: {path} must end in .png or .svg")
+    from matplotlib import colormaps
+    from matplotlib.figure import Figure
+    from matplotlib.patches import Rectangle
+
+    board = pk.board
+    size = tuple(board.size) + ((1,) if board.dim == 2 else ())
+    w, h, d = size
+    owner = np.full((d, h, w), -1, np.int64)
+    pre = np.zeros((d, h, w), bool)
+    pieces = [(k, c, True) for k, c in pk.preplaced] + [(k, c, False) for k, c in placements]
+    for n, (k, cells, is_pre) in enumerate(pieces):
+        for c in cells:
+            x, y = int(c[0]), int(c[1])
+            z = int(c[2]) if board.dim == 3 else 0
+            owner[z, y, x] = n
+            pre[z, y, x] = is_pre
+    cmap = colormaps["tab20"]
+    n_pieces = max(1, len(pk.pieces))
+    cols = d
+    fig = Figure(figsize=(min(16, 0.5 * w * cols + 0.6 * (cols - 1) + 0.6), 0.5 * h + 0.9), dpi=110,
+                 layout="constrained")
+    axes = fig.subplots(1, cols, squeeze=False)[0]
+    playable = np.zeros((d, h, w), bool)
+    for c in board.playable:
+        playable[(c[2] if board.dim == 3 else 0), c[1], c[0]] = True
+    for z, ax in enumerate(axes):
+        ax.set_xlim(0, w)
+        ax.set_ylim(h, 0)
+        ax.set_aspect("equal")
+        ax.axis("off")
+        if d > 1:
+            ax.set_title(f"z = {z}", fontsize=9)
+        for y in range(h):
+            for x in range(w):
+                n = owner[z, y, x]
+                if not playable[z, y, x]:
+                    ax.add_patch(Rectangle((x, y), 1, 1, facecolor="#444444", edgecolor="none"))
+                    continue
+                if n < 0:
+                    ax.add_patch(Rectangle((x, y), 1, 1, facecolor="white", edgecolor="#bbbbbb", lw=0.5))
+                    continue
+                k = pieces[n][0]
+                ax.add_patch(Rectangle((x, y), 1, 1, facecolor=cmap((k % 20) / 20 + 0.025),
+                                       edgecolor="none", hatch="//" if pre[z, y, x] else None))
+                ax.text(x + 0.5, y + 0.55, pk.glyphs[k], ha="center", va="center", fontsize=8, color="#222222")
+                # outline where the neighbour belongs to another piece
+                for dx, dy, seg in ((1, 0, ((x + 1, x + 1), (y, y + 1))), (-1, 0, ((x, x), (y, y + 1))),
+                                    (0, 1, ((x, x + 1), (y + 1, y + 1))), (0, -1, ((x, x + 1), (y, y)))):
+                    nx, ny = x + dx, y + dy
+                    other = owner[z, ny, nx] if 0 <= nx < w and 0 <= ny < h else -2
+                    if other != n:
+                        ax.plot(*seg, color=_LINE, lw=1.6, solid_capstyle="round")
+    fig.suptitle(title or f"{board.label}: {len(pieces)} pieces", fontsize=10)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, format=path.suffix.lower()[1:], facecolor="white")
+    return path

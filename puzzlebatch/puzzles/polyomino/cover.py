@@ -1,0 +1,355 @@
+"""Exact-cover problems: the generic form, Knuth's DLX text format, and the tables the rules run on.
+
+An :class:`ExactCover` has named items (primary first: each covered exactly once; then secondary: at most once),
+options (sets of items), and optionally *groups*: an option may belong to a group (a piece) with a number of
+copies, so a piece with k copies or unlimited copies needs no item of its own.  Polyomino packings build one with
+geometry attached (:mod:`puzzlebatch.puzzles.polyomino.packing`); DLX files give plain ones.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+
+from puzzlebatch.errors import PuzzleInputError
+from puzzlebatch.puzzles.polyomino import rules as R
+
+UNLIMITED = -1
+
+
+@dataclass
+class Geometry:
+    """How cell items sit on a grid: item i is a cell of the box, numbered in search order.
+
+    ``shape`` is the box in search-axis order (fastest first) and ``axes[k]`` the original axis of search axis k;
+    ``coords[i]`` is item i's cell in original coordinates (x, y[, z]).
+    """
+
+    shape: tuple[int, ...]
+    axes: tuple[int, ...]
+    coords: np.ndarray  # (n_cells, dim)
+    playable: np.ndarray  # bool per cell item: a board cell (not a hole)
+
+    def directions(self, nw: int) -> list[tuple[int, list[int]]]:
+        """Per neighbour direction: (index shift, mask words of the cells that have that neighbour in the box)."""
+        out = []
+        stride = 1
+        n = int(np.prod(self.shape))
+        idx = np.arange(n)
+        for k, size in enumerate(self.shape):
+            pos = (idx // stride) % size
+            for sign in (1, -1):
+                has = pos < size - 1 if sign > 0 else pos > 0
+                out.append((sign * stride, bitset_words(np.flatnonzero(has), nw)))
+            stride *= size
+        return out
+
+
+@dataclass
+class ExactCover:
+    items: list[str]
+    n_primary: int
+    options: list[tuple[int, ...]]
+    option_group: list[int] = field(default_factory=list)  # -1: none
+    groups: list[str] = field(default_factory=list)
+    group_copies: list[int] = field(default_factory=list)  # UNLIMITED for any number
+    geometry: Geometry | None = None
+    precovered: tuple[int, ...] = ()  # items covered before the search (holes, pieces of a level)
+    group_used: dict[int, int] = field(default_factory=dict)  # copies taken before the search
+
+    def __post_init__(self):
+        if not self.option_group:
+            self.option_group = [-1] * len(self.options)
+
+    @property
+    def n_items(self) -> int:
+        return len(self.items)
+
+    def option_array(self) -> np.ndarray:
+        """Options as an (n_options, longest) int64 array, padded with -1 (cached)."""
+        cached = getattr(self, "_option_array", None)
+        if cached is not None and cached.shape[0] == len(self.options):
+            return cached
+        width = max((len(o) for o in self.options), default=1)
+        arr = np.full((len(self.options), width), -1, np.int64)
+        for o, opt in enumerate(self.options):
+            arr[o, :len(opt)] = opt
+        self._option_array = arr
+        return arr
+
+    def primary_counts(self) -> np.ndarray:
+        a = self.option_array()
+        return ((a >= 0) & (a < self.n_primary)).sum(axis=1)
+
+    def group_size(self, g: int) -> int:
+        idx = np.flatnonzero(np.asarray(self.option_group) == g)
+        return int(self.primary_counts()[idx[0]]) if len(idx) else 0
+
+    def max_depth(self) -> int:
+        """An upper bound on the options in one solution (the DFS goal depth)."""
+        free = self.n_primary - sum(1 for i in self.precovered if i < self.n_primary)
+        counts = self.primary_counts()
+        smallest = int(counts.min()) if len(counts) else 1
+        bound = free // max(1, smallest)
+        if self.groups and all(g >= 0 for g in self.option_group):
+            copies = 0
+            for g, c in enumerate(self.group_copies):
+                if c == UNLIMITED:
+                    copies = None
+                    break
+                copies += c - self.group_used.get(g, 0)
+            if copies is not None:
+                bound = min(bound, copies)
+        return max(bound, 0)
+
+
+def bitset_rows(arr: np.ndarray, nw: int) -> np.ndarray:
+    """Bitsets of many rows of item ids (-1 padded) at once: an (n, nw) int64 array."""
+    out = np.zeros((arr.shape[0], nw), np.int64)
+    rows, cols = np.nonzero(arr >= 0)
+    ids = arr[rows, cols]
+    np.bitwise_or.at(out, (rows, ids // R.WORD_BITS), np.left_shift(1, ids % R.WORD_BITS).astype(np.int64))
+    return out
+
+
+def bitset_words(bits, nw: int) -> list[int]:
+    words = [0] * nw
+    for b in bits:
+        b = int(b)
+        words[b // R.WORD_BITS] |= 1 << (b % R.WORD_BITS)
+    return words
+
+
+# -- tables -------------------------------------------------------------------------------------------------------
+@dataclass
+class Encoded:
+    tables: np.ndarray
+    root: np.ndarray
+    goal: int
+    lists: list[list[int]]  # per item, its option list (in the order the search tries them)
+
+
+def encode(ec: ExactCover, mode: str = "first", prune: bool = True,
+           option_order: Sequence[int] | None = None) -> Encoded:
+    """Build the rules' tables and root state.
+
+    ``option_order`` is the order in which options are tried (a permutation of option ids; default: as given).
+    """
+    if mode not in ("first", "mrv"):
+        raise ValueError(f"mode {mode!r}")
+    nw = max(1, -(-ec.n_items // R.WORD_BITS))
+    n_opt = len(ec.options)
+    ng = len(ec.groups)
+    goal = ec.max_depth()
+    rank = np.empty(n_opt, np.int64)
+    order = np.asarray(option_order if option_order is not None else np.arange(n_opt), np.int64)
+    rank[order] = np.arange(n_opt)
+    arr = ec.option_array() if n_opt else np.zeros((0, 1), np.int64)
+    prim = (arr >= 0) & (arr < ec.n_primary)
+    if mode == "first":  # each option listed under its smallest primary item
+        key = np.where(prim, arr, np.iinfo(np.int64).max).min(axis=1) if n_opt else np.zeros(0, np.int64)
+        opt_of = np.arange(n_opt)
+        keep = key < ec.n_primary
+        key, opt_of = key[keep], opt_of[keep]
+    else:  # under every primary item
+        rows, cols = np.nonzero(prim)
+        key, opt_of = arr[rows, cols], rows
+    srt = np.lexsort((rank[opt_of], key))
+    list_items = key[srt]
+    list_opts = opt_of[srt]
+    counts = np.bincount(list_items, minlength=ec.n_items) if len(list_items) else np.zeros(ec.n_items, np.int64)
+    starts = np.zeros(ec.n_items + 1, np.int64)
+    starts[1:] = np.cumsum(counts)
+    lists = [list_opts[starts[i]:starts[i + 1]].tolist() for i in range(ec.n_items)]
+    geo = ec.geometry
+    dirs = geo.directions(nw) if (geo is not None and prune) else []
+    do_prune = 1 if (prune and geo is not None and ng > 0 and all(g >= 0 for g in ec.option_group)) else 0
+    ncell = ec.n_primary
+    sw = ncell // R.WORD_BITS + 1
+    gsize = [ec.group_size(g) for g in range(ng)]
+
+    parts: list[np.ndarray] = []
+    offset = R.H_WIDTH
+    header = np.zeros(R.H_WIDTH, np.int64)
+
+    def put(key, arr):
+        nonlocal offset
+        arr = np.asarray(arr, np.int64).ravel()
+        header[key] = offset
+        parts.append(arr)
+        offset += len(arr)
+
+    header[R.H_NW] = nw
+    header[R.H_NI] = ec.n_items
+    header[R.H_NG] = ng
+    header[R.H_GOAL] = goal
+    header[R.H_MODE] = R.MODE_MRV if mode == "mrv" else R.MODE_FIRST
+    header[R.H_PRUNE] = do_prune
+    optbits = bitset_rows(arr, nw)
+    put(R.H_OPTBITS, optbits if n_opt else [0])
+    put(R.H_OPTGROUP, ec.option_group or [-1])
+    put(R.H_LSTART, starts)
+    put(R.H_LIST, list_opts if len(list_opts) else [0])
+    put(R.H_PRIM, bitset_words(range(ec.n_primary), nw))
+    cells = np.flatnonzero(geo.playable) if geo is not None else []
+    put(R.H_CELLS, bitset_words(cells, nw))
+    header[R.H_NDIR] = len(dirs)
+    put(R.H_DIRS, [v for shift, mask in dirs for v in [shift] + mask] or [0])
+    put(R.H_GSIZE, gsize or [0])
+    # per list entry: its option's words, its piece bit, and where the next piece's run starts in its list
+    groups = np.asarray(ec.option_group, np.int64) if n_opt else np.zeros(0, np.int64)
+    g_of = groups[list_opts] if len(list_opts) else np.zeros(0, np.int64)
+    pbit = np.where((g_of >= 0) & (g_of < R.WORD_BITS), np.left_shift(1, np.clip(g_of, 0, 62)), 0)
+    m = len(list_opts)
+    nxt = np.empty(m, np.int64)
+    if m:
+        item_of = list_items
+        boundary = np.ones(m, bool)  # a run ends after position k when the next entry differs in list or piece
+        boundary[:-1] = (item_of[1:] != item_of[:-1]) | (g_of[1:] != g_of[:-1])
+        ends = np.flatnonzero(boundary)
+        run_end = ends[np.searchsorted(ends, np.arange(m))] + 1
+        nxt = run_end - starts[item_of]
+    lbits = np.column_stack([optbits[list_opts] if m else np.zeros((0, nw), np.int64), pbit, nxt]) \
+        if m else np.zeros((0, nw + 2), np.int64)
+    put(R.H_LBITS, lbits if m else [0])
+    grow = [0] * 9
+    if nw == 1 and dirs:
+        for axis in range(min(3, len(dirs) // 2)):
+            (sp, mp), (_, mn) = dirs[2 * axis], dirs[2 * axis + 1]
+            grow[axis], grow[3 + axis], grow[6 + axis] = sp, mp[0], mn[0]
+    put(R.H_GROW1, grow)
+    header[R.H_SW] = sw
+    header[R.H_NCELL] = ncell
+    tables = np.concatenate([header] + parts)
+
+    # state: covered | used pieces | copies left | option per depth | item per depth | scratch
+    s_used = nw
+    s_grp = s_used + 1
+    s_opt = s_grp + ng
+    s_item = s_opt + goal
+    s_scr = s_item + goal + 1
+    width = s_scr + 3 * nw + sw
+    tables[R.S_USED] = s_used
+    tables[R.S_GRP] = s_grp
+    tables[R.S_OPT] = s_opt
+    tables[R.S_ITEM] = s_item
+    tables[R.S_SCR] = s_scr
+    root = np.zeros(width, np.int64)
+    root[:nw] = bitset_words(ec.precovered, nw)
+    for g in range(ng):
+        c = ec.group_copies[g]
+        root[s_grp + g] = R.UNLIMITED_COPIES if c == UNLIMITED else c - ec.group_used.get(g, 0)
+        if root[s_grp + g] == 0 and g < R.WORD_BITS:
+            root[s_used] |= 1 << g
+    root[s_opt:s_item] = -1
+    enc = Encoded(tables, root, goal, lists)
+    root_item(enc)
+    return enc
+
+
+def root_item(enc: Encoded) -> None:
+    """Choose the root's branching item (X1) in place (-2: some item has no option, nothing to search)."""
+    t, s = enc.tables, enc.root
+    it = R.mrv_item(s, t) if t[R.H_MODE] == R.MODE_MRV else R.first_item(s, t)
+    s[t[R.S_ITEM]] = it
+
+
+def decode(enc: Encoded, state: np.ndarray) -> list[int]:
+    """The options chosen in a solution state (in search order)."""
+    t = enc.tables
+    opts = state[t[R.S_OPT]:t[R.S_OPT] + enc.goal]
+    return [int(o) for o in opts if o >= 0]
+
+
+# -- Knuth's DLX format ----------------------------------------------------------------------------------------
+_NAME = re.compile(r"^[^\s|:]+$")
+
+
+def read_dlx(text: str, source: str = "<dlx>") -> ExactCover:
+    """Knuth's format (dlx1): the first non-comment line names the primary items, then ``|`` and the secondary
+    ones; every further line is one option (item names separated by spaces).  Lines starting with ``|`` are
+    comments."""
+    items: list[str] = []
+    n_primary = 0
+    index: dict[str, int] = {}
+    options: list[tuple[int, ...]] = []
+    seen_header = False
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("|"):
+            continue
+        where = f"{source}:{lineno}"
+        if not seen_header:
+            seen_header = True
+            prim, bar, sec = line.partition("|")
+            for part, primary in ((prim, True), (sec, False)):
+                for name in part.split():
+                    if not _NAME.match(name):
+                        raise PuzzleInputError(f"{where}: bad item name {name!r}")
+                    if name in index:
+                        raise PuzzleInputError(f"{where}: item {name} is named twice")
+                    index[name] = len(items)
+                    items.append(name)
+                if primary:
+                    n_primary = len(items)
+            if n_primary == 0:
+                raise PuzzleInputError(f"{where}: no primary items on the first line")
+            continue
+        names = line.split()
+        opt = []
+        for name in names:
+            if ":" in name:
+                raise PuzzleInputError(f"{where}: colored item {name} needs dlx2/xcc, not supported")
+            if name not in index:
+                raise PuzzleInputError(f"{where}: unknown item {name}")
+            opt.append(index[name])
+        if len(set(opt)) != len(opt):
+            raise PuzzleInputError(f"{where}: an item appears twice in one option")
+        options.append(tuple(sorted(opt)))
+    if not seen_header:
+        raise PuzzleInputError(f"{source}: empty DLX file")
+    return ExactCover(items, n_primary, options)
+
+
+def write_dlx(ec: ExactCover, title: str = "") -> str:
+    """The problem in Knuth's format.  Groups with one copy become primary items (``#NAME``); unlimited groups
+    need none; groups with k > 1 copies cannot be said in dlx1 and raise an error."""
+    items = list(ec.items)
+    prim = ec.items[:ec.n_primary]
+    sec = ec.items[ec.n_primary:]
+    extra: dict[int, str] = {}
+    for g, name in enumerate(ec.groups):
+        copies = ec.group_copies[g]
+        left = copies - ec.group_used.get(g, 0) if copies != UNLIMITED else UNLIMITED
+        if copies == UNLIMITED:
+            continue
+        if copies != 1:
+            raise PuzzleInputError(f"DLX export: piece {name} has {copies} copies; dlx1 can say 1 or unlimited")
+        if left == 1:
+            extra[g] = "#" + name
+    # pieces need not all be used when the board is smaller than their total: then they are secondary
+    need_all = ec.geometry is None or sum(ec.group_size(g) for g in extra) == \
+        ec.n_primary - sum(1 for i in ec.precovered if i < ec.n_primary)
+    out = []
+    if title:
+        out.append(f"| {title}")
+    pre = set(ec.precovered)
+    live_prim = [n for i, n in enumerate(prim) if i not in pre]
+    live_sec = [n for i, n in enumerate(sec, ec.n_primary) if i not in pre]
+    head = live_prim + (list(extra.values()) if need_all else [])
+    tail = live_sec + ([] if need_all else list(extra.values()))
+    out.append(" ".join(head) + (" | " + " ".join(tail) if tail else ""))
+    for o, opt in enumerate(ec.options):
+        if any(i in pre for i in opt):
+            continue
+        g = ec.option_group[o]
+        if g >= 0 and g not in extra and ec.group_copies[g] != UNLIMITED:
+            continue  # a piece already placed in full
+        names = [items[i] for i in opt]
+        if g in extra:
+            names.append(extra[g])
+        out.append(" ".join(names))
+    return "\n".join(out) + "\n"

@@ -1,0 +1,398 @@
+"""Exact cover on bitsets, as batch-DFS rules (plain functions in the numba subset; compiled for CPU and CUDA).
+
+Knuth's Algorithm X without the links: the covered items are a bitset (63 items to an int64 word, so every word
+stays a non-negative int64 on every target), each option is a bitset, and the branching item's candidate options
+come from a per-item list.  Polyomino packing is the special case where the items are the board's cells.
+
+X1  [Choose an item]  The node at ``depth`` branches on ``state[ITEM + depth]``, chosen when the node was made
+    (in :func:`apply`): the first uncovered primary item in item order (mode FIRST: each item lists only the
+    options whose *smallest* primary item it is), or the uncovered primary item with the fewest options that
+    still fit (mode MRV, Knuth's choice; each item lists every option containing it).  ``-1``: every primary item
+    is covered; the node then has one "finish" move that goes straight on, so that every solution reaches the
+    fixed goal depth.
+X2  [Try an option]  Option ``o`` fits when it shares no covered item and its group (a piece with a number of
+    copies) has a copy left.  :func:`next_choice` scans the candidate list for the next option that fits (each
+    list entry holds its option's words, its piece bit and where the next piece's candidates start, so a placed
+    piece's candidates are skipped at once).
+X3  [Cover]  OR it in, take a copy, choose the child's item (X1).
+X4  [Prune]  Reject the child when an item has no fitting option (MRV), or when a connected region of empty
+    cells cannot be filled by the pieces left: its size must be a sum of remaining piece sizes (the subset-sum
+    test of the IQ Puzzler Pro study; regions by bit-parallel flood fill on the board's own layout).
+X5  [Uncover]  :func:`undo` clears the option's bits and gives the copy back.
+
+Tables (flat int64) start with a header (``H_*`` offsets below); state layout (``S_*`` are header entries
+holding offsets into the state): covered words, group copies left, the option chosen at each depth, the item
+branched on at each depth, then scratch words.
+"""
+
+WORD_BITS = 63
+M63 = 9223372036854775807  # (1 << 63) - 1
+
+MODE_FIRST = 0
+MODE_MRV = 1
+
+# header entries of the tables
+H_NW = 0  # words per bitset
+H_NI = 1  # items (primary first)
+H_NG = 2  # groups (pieces)
+H_GOAL = 3  # maximum number of options in a solution (the DFS goal depth)
+H_MODE = 4
+H_PRUNE = 5  # 1: dead-region test
+H_OPTBITS = 6  # offset: option bitsets, n_options x NW
+H_OPTGROUP = 7  # offset: group of each option (-1: none)
+H_LSTART = 8  # offset: per item, start of its option list (NI + 1 entries)
+H_LIST = 9  # offset: option lists
+H_PRIM = 10  # offset: NW words, the primary items
+H_CELLS = 11  # offset: NW words, the cells taking part in the region test
+H_NDIR = 12  # number of neighbour directions
+H_DIRS = 13  # offset: per direction, [shift, mask word 0..NW-1]
+H_GSIZE = 14  # offset: cells per option of each group
+H_SW = 15  # words of the subset-sum bitset
+H_NCELL = 16  # largest region size that matters (bits of the subset-sum bitset - 1)
+# offsets into the state
+S_GRP = 17
+S_OPT = 18
+S_ITEM = 19
+S_SCR = 20  # scratch: REG (NW), UNK (NW), SEED (NW), SUMS (SW)
+H_LBITS = 21  # offset: per list entry, its option's NW words then its piece bit (pieces with one copy)
+S_USED = 22  # state offset of the word of pieces (with one copy) already placed
+H_CAP = 23  # (reserved)
+H_GROW1 = 24  # offset: one-word boards: the shift of each of 3 axes, then the +masks, then the -masks
+H_WIDTH = 25
+
+UNLIMITED_COPIES = 1 << 40
+
+
+def bit_index(b):
+    """Index of the single set bit of ``b`` (a power of two below 2**63)."""
+    n = 0
+    if (b & 0xFFFFFFFF) == 0:
+        n += 32
+        b = b >> 32
+    if (b & 0xFFFF) == 0:
+        n += 16
+        b = b >> 16
+    if (b & 0xFF) == 0:
+        n += 8
+        b = b >> 8
+    if (b & 0xF) == 0:
+        n += 4
+        b = b >> 4
+    if (b & 0x3) == 0:
+        n += 2
+        b = b >> 2
+    if (b & 0x1) == 0:
+        n += 1
+    return n
+
+
+def popcount(x):
+    """Set bits of a non-negative int64 (SWAR without a multiply, so no overflow on any target)."""
+    x = x - ((x >> 1) & 0x5555555555555555)
+    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
+    x = x + (x >> 8)
+    x = x + (x >> 16)
+    x = x + (x >> 32)
+    return x & 0x7F
+
+
+def fits(state, o, tables):
+    nw = tables[H_NW]
+    g = tables[tables[H_OPTGROUP] + o]
+    if g >= 0 and state[tables[S_GRP] + g] <= 0:
+        return False
+    base = tables[H_OPTBITS] + o * nw
+    for w in range(nw):
+        if (state[w] & tables[base + w]) != 0:
+            return False
+    return True
+
+
+def first_item(state, tables):
+    """The first uncovered primary item, or -1."""
+    nw = tables[H_NW]
+    prim = tables[H_PRIM]
+    for w in range(nw):
+        x = (~state[w]) & tables[prim + w] & M63
+        if x != 0:
+            return w * WORD_BITS + bit_index(x & (-x))
+    return -1
+
+
+def mrv_item(state, tables):
+    """The uncovered primary item with the fewest fitting options (-1: all covered, -2: one has none)."""
+    nw = tables[H_NW]
+    prim = tables[H_PRIM]
+    lstart = tables[H_LSTART]
+    lst = tables[H_LIST]
+    best = -1
+    best_n = 1 << 62
+    for w in range(nw):
+        x = (~state[w]) & tables[prim + w] & M63
+        while x != 0:
+            low = x & (-x)
+            x = x ^ low
+            i = w * WORD_BITS + bit_index(low)
+            n = 0
+            for k in range(tables[lstart + i], tables[lstart + i + 1]):
+                if fits(state, tables[lst + k], tables):
+                    n += 1
+                    if n >= best_n:
+                        break
+            if n == 0:
+                return -2
+            if n < best_n:
+                best_n = n
+                best = i
+    return best
+
+
+def shifted_word(arr, src, mask, w, shift, tables):
+    """Word ``w`` of ``(arr[src:] & tables[mask:]) << shift`` (``shift`` < 0: right shift), 63-bit words."""
+    nw = tables[H_NW]
+    if shift >= 0:
+        q = shift // WORD_BITS
+        r = shift - q * WORD_BITS
+        v = 0
+        j = w - q
+        if 0 <= j < nw:
+            v = ((arr[src + j] & tables[mask + j]) << r) & M63
+        if r > 0 and 0 <= j - 1 < nw:
+            v = v | ((arr[src + j - 1] & tables[mask + j - 1]) >> (WORD_BITS - r))
+        return v
+    s = -shift
+    q = s // WORD_BITS
+    r = s - q * WORD_BITS
+    v = 0
+    j = w + q
+    if 0 <= j < nw:
+        v = (arr[src + j] & tables[mask + j]) >> r
+    if r > 0 and 0 <= j + 1 < nw:
+        v = v | (((arr[src + j + 1] & tables[mask + j + 1]) << (WORD_BITS - r)) & M63)
+    return v
+
+
+def fill_sums(state, tables):
+    """Scratch SUMS := the region sizes the remaining pieces can make (bit s set: s is a sum of sizes)."""
+    ng = tables[H_NG]
+    sw = tables[H_SW]
+    ncell = tables[H_NCELL]
+    sums = tables[S_SCR] + 3 * tables[H_NW]
+    for k in range(sw):
+        state[sums + k] = 0
+    state[sums] = 1
+    for g in range(ng):
+        size = tables[tables[H_GSIZE] + g]
+        left = state[tables[S_GRP] + g]
+        if size <= 0 or left <= 0:
+            continue
+        if left * size > ncell:
+            left = ncell // size
+        for _ in range(left):
+            q = size // WORD_BITS
+            r = size - q * WORD_BITS
+            for w in range(sw - 1, -1, -1):
+                v = 0
+                j = w - q
+                if j >= 0:
+                    v = (state[sums + j] << r) & M63
+                if r > 0 and j - 1 >= 0:
+                    v = v | (state[sums + j - 1] >> (WORD_BITS - r))
+                state[sums + w] = state[sums + w] | v
+
+
+def region_ok(state, size, tables):
+    """The subset-sum test: can the remaining pieces make a region of ``size`` cells?"""
+    sums = tables[S_SCR] + 3 * tables[H_NW]
+    q = size // WORD_BITS
+    return q < tables[H_SW] and ((state[sums + q] >> (size - q * WORD_BITS)) & 1) == 1
+
+
+def grow1(r, unk, tables):
+    """One word: the region ``r`` grown to its connected closure inside ``unk``.
+
+    Up to three axes, each shifted both ways; the masks keep cells from wrapping across a row or layer (an
+    axis the board lacks has zero masks).  Branch-free inside the loop.
+    """
+    g = tables[H_GROW1]
+    s0 = tables[g]
+    s1 = tables[g + 1]
+    s2 = tables[g + 2]
+    p0 = tables[g + 3]
+    p1 = tables[g + 4]
+    p2 = tables[g + 5]
+    n0 = tables[g + 6]
+    n1 = tables[g + 7]
+    n2 = tables[g + 8]
+    while True:
+        n = r | ((r & p0) << s0) | ((r & p1) << s1) | ((r & p2) << s2)
+        n = n | ((r & n0) >> s0) | ((r & n1) >> s1) | ((r & n2) >> s2)
+        n = n & unk
+        if n == r:
+            return r
+        r = n
+
+
+def dead_region(state, o, tables):
+    """True when some connected region of uncovered cells cannot be filled by the remaining pieces.
+
+    Every region is grown by bit-parallel flood fill (shifts of the whole bitset along each axis) and its size
+    checked with the subset-sum test.  ``o`` (the option just placed) is not needed by this exact version.
+    """
+    nw = tables[H_NW]
+    cells = tables[H_CELLS]
+    sums_ready = False
+    if nw == 1:
+        unk = (~state[0]) & tables[cells] & M63
+        while unk != 0:
+            r = grow1(unk & (-unk), unk, tables)
+            unk = unk ^ r
+            if not sums_ready:
+                fill_sums(state, tables)
+                sums_ready = True
+            if not region_ok(state, popcount(r), tables):
+                return True
+        return False
+    reg = tables[S_SCR]
+    unk = reg + nw
+    ndir = tables[H_NDIR]
+    dirs = tables[H_DIRS]
+    for w in range(nw):
+        state[unk + w] = (~state[w]) & tables[cells + w] & M63
+    while True:
+        seed_w = -1
+        for w in range(nw):
+            if state[unk + w] != 0:
+                seed_w = w
+                break
+        if seed_w < 0:
+            return False
+        for w in range(nw):
+            state[reg + w] = 0
+        x = state[unk + seed_w]
+        state[reg + seed_w] = x & (-x)
+        changed = True
+        while changed:
+            changed = False
+            for d in range(ndir):
+                base = dirs + d * (nw + 1)
+                shift = tables[base]
+                for w in range(nw):
+                    v = shifted_word(state, reg, base + 1, w, shift, tables) & state[unk + w]
+                    if (v & ~state[reg + w]) != 0:
+                        state[reg + w] = state[reg + w] | v
+                        changed = True
+        size = 0
+        for w in range(nw):
+            size += popcount(state[reg + w])
+            state[unk + w] = state[unk + w] & ~state[reg + w]
+        if not sums_ready:
+            fill_sums(state, tables)
+            sums_ready = True
+        if not region_ok(state, size, tables):
+            return True
+
+
+def next_choice(state, depth, c, n, tables):
+    """X2 filter: the first candidate from ``c`` on that shares no covered cell and no placed piece."""
+    it = state[tables[S_ITEM] + depth]
+    if it < 0:
+        return c
+    nw = tables[H_NW]
+    stride = nw + 2
+    first = tables[H_LBITS] + tables[tables[H_LSTART] + it] * stride
+    used = state[tables[S_USED]]
+    if nw == 1:
+        cov = state[0]
+        while c < n:
+            base = first + c * stride
+            if (used & tables[base + 1]) != 0:
+                c = tables[base + 2]  # this piece is placed: skip all its candidates here
+            elif (cov & tables[base]) != 0:
+                c += 1
+            else:
+                return c
+        return n
+    while c < n:
+        base = first + c * stride
+        if (used & tables[base + nw]) != 0:
+            c = tables[base + nw + 1]
+            continue
+        ok = True
+        for w in range(nw):
+            if (state[w] & tables[base + w]) != 0:
+                ok = False
+                break
+        if ok:
+            return c
+        c += 1
+    return n
+
+
+def branch_item(state, tables):
+    if tables[H_MODE] == MODE_MRV:
+        return mrv_item(state, tables)
+    return first_item(state, tables)
+
+
+def n_choices(state, depth, tables):
+    if depth >= tables[H_GOAL]:
+        return 0
+    it = state[tables[S_ITEM] + depth]
+    if it < 0:
+        return 1
+    lstart = tables[H_LSTART]
+    return tables[lstart + it + 1] - tables[lstart + it]
+
+
+def cover(state, o, sign, tables):
+    nw = tables[H_NW]
+    base = tables[H_OPTBITS] + o * nw
+    if sign > 0:
+        for w in range(nw):
+            state[w] = state[w] | tables[base + w]
+    else:
+        for w in range(nw):
+            state[w] = state[w] & ~tables[base + w]
+    g = tables[tables[H_OPTGROUP] + o]
+    if g >= 0:
+        state[tables[S_GRP] + g] -= sign
+        if g < WORD_BITS:
+            used = tables[S_USED]
+            if sign > 0 and state[tables[S_GRP] + g] == 0:
+                state[used] = state[used] | (1 << g)
+            elif sign < 0 and state[tables[S_GRP] + g] == 1:
+                state[used] = state[used] & ~(1 << g)
+
+
+def apply(state, depth, choice, tables):
+    goal = tables[H_GOAL]
+    it = state[tables[S_ITEM] + depth]
+    if it < 0:
+        # X1 finish move: every primary item is covered.
+        state[tables[S_OPT] + depth] = -1
+        state[tables[S_ITEM] + depth + 1] = -1
+        return True
+    o = tables[tables[H_LIST] + tables[tables[H_LSTART] + it] + choice]
+    if not fits(state, o, tables):
+        return False
+    cover(state, o, 1, tables)
+    nxt = branch_item(state, tables)
+    ok = nxt != -2
+    if ok and nxt >= 0 and depth + 1 >= goal:
+        ok = False  # out of moves with items still uncovered
+    if ok and nxt >= 0 and tables[H_PRUNE] != 0 and dead_region(state, o, tables):
+        ok = False
+    if not ok:
+        cover(state, o, -1, tables)
+        return False
+    state[tables[S_OPT] + depth] = o
+    state[tables[S_ITEM] + depth + 1] = nxt
+    return True
+
+
+def undo(state, depth, choice, tables):
+    o = state[tables[S_OPT] + depth]
+    if o >= 0:
+        cover(state, o, -1, tables)

@@ -1,0 +1,382 @@
+"""Polyomino and polycube packing on the batch DFS: count (all and distinct), first solution, enumeration."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Callable, Sequence
+
+import numpy as np
+
+from puzzlebatch.errors import PuzzleInputError
+from puzzlebatch.puzzles.polyomino import cover as C
+from puzzlebatch.puzzles.polyomino import packing as P
+from puzzlebatch.puzzles.polyomino import rules
+from puzzlebatch.runners.backend import Backend
+from puzzlebatch.runners.search import BatchDFS, Frontier, SearchProblem, SearchSettings, SearchTotals
+
+# Measured defaults (bench/RESULTS.md): first-empty-cell branching with the region test.
+DEFAULT_MODE = "first"
+DEFAULT_PRUNE = True
+DEFAULT_HEURISTIC = "none"
+
+
+def _host_rules():
+    from puzzlebatch.jit import compile_rules
+
+    return compile_rules(rules, "cpu", inline=False)
+
+
+@dataclass
+class Engine:
+    """An encoded exact cover ready for the batch DFS."""
+
+    ec: C.ExactCover
+    enc: C.Encoded
+    mode: str
+    prune: bool
+
+    @property
+    def problem(self) -> SearchProblem:
+        return SearchProblem(rules=rules, tables=self.enc.tables, root=self.enc.root, goal=self.enc.goal)
+
+    @property
+    def dead(self) -> bool:
+        return int(self.enc.root[self.enc.tables[rules.S_ITEM]]) == -2
+
+    def state_with(self, fixed: Sequence[int]) -> np.ndarray | None:
+        """The root with options ``fixed`` applied (as depths 0..k-1); None if they do not fit or prune."""
+        r = _host_rules()  # the compiled rules, called from Python
+        s = self.enc.root.copy()
+        t = self.enc.tables
+        for d, o in enumerate(fixed):
+            if not r.fits(s, o, t):
+                return None
+            r.cover(s, o, 1, t)
+            s[t[rules.S_OPT] + d] = o
+        it = r.branch_item(s, t)
+        if it == -2 or (it >= 0 and len(fixed) >= self.enc.goal):
+            return None
+        if it >= 0 and t[rules.H_PRUNE] and fixed and r.dead_region(s, fixed[-1], t):
+            return None
+        s[t[rules.S_ITEM] + len(fixed)] = it
+        return s
+
+
+def engine(ec: C.ExactCover, mode: str = DEFAULT_MODE, prune: bool = DEFAULT_PRUNE,
+           order: Sequence[int] | None = None) -> Engine:
+    if mode == "auto":
+        mode = "first" if ec.geometry is not None else "mrv"
+    if mode not in ("first", "mrv"):
+        raise PuzzleInputError(f"--branch: {mode!r} is not one of first, mrv, auto")
+    return Engine(ec, C.encode(ec, mode, prune, order), mode, prune)
+
+
+_WARM: set[str] = set()
+
+
+def warm_up(backend: Backend, enumerate: bool = False) -> float:
+    """Compile the kernels for ``backend`` on a two-cell problem; returns the seconds it took (0 when done
+    before in this process), so that reported search times leave compilation out."""
+    key = backend.name + ("+enumerate" if enumerate else "")
+    if key in _WARM:
+        return 0.0
+    t0 = time.perf_counter()
+    from puzzlebatch.puzzles.polyomino import shapes as S
+
+    pk = P.build(P.parse_board("4x2"), S.load_pieces("dominoes", unlimited=True))
+    tiny = SearchSettings(budget=1, batch_size=4, frontier_target=3, first_batch_size=2)  # splits happen too
+    for prune in (True, False):
+        eng = engine(pk.cover, "first", prune)
+        count_engine(eng, backend, tiny)
+        BatchDFS(eng.problem, backend, tiny).first()
+        eng.state_with([0])  # the host-side rules used to build symmetry-breaking leaves
+    if enumerate:
+        enumerate_solutions(engine(pk.cover), ())
+    _WARM.add(key)
+    return time.perf_counter() - t0
+
+
+# -- counting -----------------------------------------------------------------------------------------------------
+@dataclass
+class CountResult:
+    solutions: int
+    distinct: int | None
+    symmetries: int
+    leaves: int
+    nodes: int
+    seconds: float
+    backend: str
+    branch: str
+    prune: bool
+    complete: bool = True
+    note: str = ""
+
+    def to_json(self) -> dict:
+        return dict(self.__dict__)
+
+
+def count_engine(eng: Engine, backend: Backend, settings: SearchSettings | None = None,
+                 frontier: Frontier | None = None, on_batch: Callable | None = None,
+                 max_batches: int | None = None, totals: SearchTotals | None = None):
+    """Count the solutions below the given frontier (default: the root)."""
+    dfs = BatchDFS(eng.problem, backend, settings)
+    totals = totals or SearchTotals()
+    if eng.dead:
+        return totals, Frontier.root(eng.problem).take(slice(0, 0))
+    if frontier is None:
+        frontier = Frontier.root(eng.problem)
+    frontier = dfs.expand(frontier, totals, dfs.settings.frontier_target)
+    return dfs.count(frontier, totals, on_batch=on_batch, max_batches=max_batches)
+
+
+def leaf_frontier(eng: Engine, leaves: Sequence[P.Leaf]) -> Frontier:
+    states, depths = [], []
+    for leaf in leaves:
+        s = eng.state_with(leaf.fixed)
+        if s is not None:
+            states.append(s)
+            depths.append(len(leaf.fixed))
+    width = len(eng.enc.root)
+    st = np.array(states, np.int64).reshape(-1, width)
+    n = len(depths)
+    return Frontier(st, np.array(depths, np.int32), np.zeros(n, np.int32), np.ones(n, np.int64))
+
+
+def count_packing(pk: P.Packing, backend: Backend, mode: str = DEFAULT_MODE, prune: bool = DEFAULT_PRUNE,
+                  settings: SearchSettings | None = None, distinct: bool = True,
+                  on_batch: Callable | None = None) -> CountResult:
+    """Every solution and the distinct ones (classes under the board's symmetries), by symmetry breaking.
+
+    Leaves of :func:`packing.break_symmetry` with no symmetry left hold one solution per class: ``distinct`` is
+    their count and ``solutions`` is that times the group order.  Leaves that keep symmetries are enumerated and
+    their solutions reduced to classes one by one.
+    """
+    return count_packing_run(pk, backend, mode, prune, settings, distinct, on_batch)[0]
+
+
+def count_packing_run(pk: P.Packing, backend: Backend, mode: str = DEFAULT_MODE, prune: bool = DEFAULT_PRUNE,
+                      settings: SearchSettings | None = None, distinct: bool = True,
+                      on_batch: Callable | None = None, frontier: Frontier | None = None,
+                      totals: SearchTotals | None = None, max_batches: int | None = None,
+                      elapsed: float = 0.0) -> tuple[CountResult, Frontier, SearchTotals]:
+    """:func:`count_packing` that can stop (``max_batches``) and resume (``frontier``, ``totals``).
+
+    Returns the result (``complete`` False when stopped early), the work left and the running totals — with
+    the problem itself, everything a checkpoint needs.
+    """
+    t0 = time.perf_counter()
+    eng = engine(pk.cover, mode, prune)
+    syms = P.symmetries(pk) if distinct else P.symmetries(pk)[:1]
+    img = P.option_images(pk, syms) if len(syms) > 1 else None
+    leaves = P.break_symmetry(pk, syms, img) if len(syms) > 1 else [P.Leaf([], [0])]
+    plain = [lf for lf in leaves if len(lf.syms) == 1]
+    rest = [lf for lf in leaves if len(lf.syms) > 1]
+    if frontier is None:
+        totals, left = count_engine(eng, backend, settings, frontier=leaf_frontier(eng, plain), on_batch=on_batch,
+                                    max_batches=max_batches)
+    else:
+        totals, left = BatchDFS(eng.problem, backend, settings).count(frontier, totals, on_batch=on_batch,
+                                                                      max_batches=max_batches)
+    n_distinct = totals.count
+    n_all = totals.count * len(syms)
+    nodes = totals.nodes
+    complete = len(left) == 0
+    note = ""
+    if complete:
+        for lf in rest:
+            sols, n = enumerate_solutions(eng, lf.fixed)
+            nodes += n
+            seen = set()
+            for sol in sols:
+                key = frozenset(int(o) for o in sol if o >= 0)
+                if key in seen:
+                    continue
+                orbit = {frozenset(int(img[h, o]) for o in key) for h in lf.syms}
+                seen |= orbit
+                n_distinct += 1
+                n_all += len(syms) * len(orbit) // len(lf.syms)
+        if rest:
+            note = f"{len(rest)} subproblem(s) kept symmetries and were enumerated"
+    result = CountResult(solutions=int(n_all), distinct=int(n_distinct) if distinct else None,
+                         symmetries=len(syms), leaves=len(leaves), nodes=int(nodes),
+                         seconds=elapsed + time.perf_counter() - t0, backend=backend.name, branch=eng.mode,
+                         prune=eng.prune, complete=complete, note=note)
+    return result, left, totals
+
+
+# -- first solution -------------------------------------------------------------------------------------------------
+@dataclass
+class SolveResult:
+    solved: bool
+    placements: list[tuple[int, np.ndarray]]  # (piece index, cells) in the order the search placed them
+    nodes: int
+    seconds: float
+    backend: str
+
+
+def solve_packing(pk: P.Packing, backend: Backend, mode: str = DEFAULT_MODE, prune: bool = DEFAULT_PRUNE,
+                  heuristic: str = DEFAULT_HEURISTIC, settings: SearchSettings | None = None) -> SolveResult:
+    t0 = time.perf_counter()
+    order = P.option_order(pk, heuristic) if heuristic != "none" else None
+    eng = engine(pk.cover, mode, prune, order)
+    if eng.dead:
+        return SolveResult(False, [], 0, time.perf_counter() - t0, backend.name)
+    dfs = BatchDFS(eng.problem, backend, settings)
+    totals, _ = dfs.first()
+    placements = []
+    if totals.solutions:
+        opts = C.decode(eng.enc, totals.solutions[0])
+        placements = [(pk.cover.option_group[o], pk.option_cells[o]) for o in opts]
+        P.validate(pk, placements)
+    return SolveResult(bool(totals.solutions), placements, totals.nodes, time.perf_counter() - t0, backend.name)
+
+
+# -- enumeration (CPU) -----------------------------------------------------------------------------------------
+def enumerate_solutions(eng: Engine, fixed: Sequence[int] = (), limit: int = 0,
+                        chunk: int = 1 << 14) -> tuple[np.ndarray, int]:
+    """Every solution below the options ``fixed`` (rows of option ids in search order, -1 padded), and the nodes
+    searched; ``limit`` > 0 stops after that many.  Runs the batch DFS's per-item search on this thread."""
+    from puzzlebatch.cpu_fallback.search import drivers
+    from puzzlebatch.puzzles.search import OUT_COUNT, OUT_NODES, OUT_WIDTH
+
+    state = eng.state_with(list(fixed))
+    goal = eng.enc.goal
+    t = eng.enc.tables
+    if state is None or eng.dead:
+        return np.zeros((0, goal), np.int64), 0
+    dfs_item = drivers(rules).dfs_item
+    size = min(chunk, limit) if limit else chunk
+    while True:
+        sols = np.zeros((size, len(state)), np.int64)
+        out = np.zeros(OUT_WIDTH, np.int64)
+        stack = np.zeros(goal + 1, np.int32)
+        dfs_item(state.copy(), stack, np.int32(len(fixed)), np.int32(0), np.int64(goal), np.int64(1 << 62),
+                 np.int64(size), np.int64(limit), sols, out, t)
+        found = int(out[OUT_COUNT])
+        if found <= size:
+            return sols[:found, t[rules.S_OPT]:t[rules.S_OPT] + goal].copy(), int(out[OUT_NODES])
+        size = max(found, 2 * size) if not limit else min(limit, max(found, 2 * size))
+
+
+def solution_cells(pk: P.Packing, options: Sequence[int]) -> list[tuple[int, np.ndarray]]:
+    return [(pk.cover.option_group[o], pk.option_cells[o]) for o in options if o >= 0]
+
+
+def _sorted_rows(rows: np.ndarray) -> np.ndarray:
+    """Each row's option ids in increasing order, the -1 padding last."""
+    big = np.iinfo(np.int64).max
+    out = np.sort(np.where(rows < 0, big, rows), axis=1)
+    out[out == big] = -1
+    return out
+
+
+# -- enumerate everything ------------------------------------------------------------------------------------------
+def enumerate_packing(pk: P.Packing, mode: str = DEFAULT_MODE, prune: bool = DEFAULT_PRUNE,
+                      sink: Callable[[np.ndarray], None] | None = None, chunk: int = 1 << 16) -> CountResult:
+    """Every solution, as rows of option ids (sorted, -1 padded), handed to ``sink`` in chunks.
+
+    One representative per symmetry class is searched (the leaves of the symmetry breaking); the rest are its
+    images under the board's symmetries, so the enumeration costs a count plus the writing.
+    """
+    t0 = time.perf_counter()
+    eng = engine(pk.cover, mode, prune)
+    syms = P.symmetries(pk)
+    img = P.option_images(pk, syms) if len(syms) > 1 else np.arange(len(pk.cover.options))[None, :]
+    leaves = P.break_symmetry(pk, syms, img) if len(syms) > 1 else [P.Leaf([], [0])]
+    goal = eng.enc.goal
+    n_all = n_distinct = nodes = 0
+    buf: list[np.ndarray] = []
+    held = 0
+
+    def emit(rows: np.ndarray, force: bool = False):
+        nonlocal held
+        if rows is not None and len(rows):
+            buf.append(rows)
+            held += len(rows)
+        if sink is not None and buf and (force or held >= chunk):
+            sink(np.concatenate(buf))
+            buf.clear()
+            held = 0
+
+    for lf in leaves:
+        sols, n = enumerate_solutions(eng, lf.fixed)
+        nodes += n
+        if not len(sols):
+            continue
+        sols = _sorted_rows(sols)
+        mask = sols < 0
+        if len(lf.syms) == 1:
+            n_distinct += len(sols)
+            for h in range(len(syms)):
+                im = _sorted_rows(np.where(mask, -1, img[h][np.where(mask, 0, sols)]))
+                n_all += len(im)
+                emit(im)
+            continue
+        seen: set = set()
+        for row in sols:
+            key = frozenset(int(o) for o in row if o >= 0)
+            if key in seen:
+                continue
+            orbit = {frozenset(int(img[h, o]) for o in key) for h in lf.syms}
+            seen |= orbit
+            n_distinct += 1
+            images = {frozenset(int(img[h, o]) for o in key) for h in range(len(syms))}
+            for im in images:
+                r = np.full(goal, -1, np.int64)
+                r[:len(im)] = sorted(im)
+                emit(r[None, :])
+                n_all += 1
+    emit(None, force=True)
+    return CountResult(solutions=int(n_all), distinct=int(n_distinct), symmetries=len(syms), leaves=len(leaves),
+                       nodes=int(nodes), seconds=time.perf_counter() - t0, backend="cpu", branch=eng.mode,
+                       prune=eng.prune)
+
+
+# -- levels ---------------------------------------------------------------------------------------------------------
+@dataclass
+class Level:
+    placed: list[tuple[int, np.ndarray]]  # pieces already on the board
+    left: int  # pieces to place
+    solution: list[tuple[int, np.ndarray]]  # the unique solution (all pieces)
+
+
+def generate_levels(pk: P.Packing, count: int, difficulty: int, seed: int = 0,
+                    attempts: int = 200) -> list[Level]:
+    """Levels with exactly one solution: random full solutions with all but ``difficulty`` pieces left in place.
+
+    A random solution comes from a search that tries options in a seeded random order; a set of pieces to take
+    off is kept only when the remaining board has one solution (checked by searching for two).
+    """
+    n_pieces = len(pk.cover.options) and pk.cover.max_depth()
+    if not pk.exact_area:
+        raise PuzzleInputError("levels: the pieces must exactly fill the board (each piece used once)")
+    if not 1 <= difficulty <= n_pieces:
+        raise PuzzleInputError(f"--difficulty: {difficulty} must be between 1 and {n_pieces} (pieces to place)")
+    rng = np.random.default_rng(seed)
+    levels: list[Level] = []
+    tries = 0
+    while len(levels) < count:
+        tries += 1
+        if tries > attempts * max(1, count):
+            raise PuzzleInputError(f"levels: no unique-solution level with {difficulty} pieces left found in "
+                                   f"{tries - 1} tries; use a smaller --difficulty")
+        order = rng.permutation(len(pk.cover.options))
+        eng = engine(pk.cover, DEFAULT_MODE, DEFAULT_PRUNE, order)
+        sols, _ = enumerate_solutions(eng, (), limit=1)
+        if not len(sols):
+            raise PuzzleInputError("levels: the board has no solution with these pieces")
+        sol = solution_cells(pk, sols[0])
+        for _ in range(20):
+            keep = rng.permutation(len(sol))[: len(sol) - difficulty]
+            placed = [sol[i] for i in sorted(keep)]
+            board = P.Board(pk.board.size, pk.board.playable, {}, label=pk.board.label)
+            for k, cells in placed:
+                board.placed.setdefault(pk.glyphs[k], []).append(frozenset(tuple(int(v) for v in c) for c in cells))
+            lvl = P.build(board, pk.pieces)
+            n, _ = enumerate_solutions(engine(lvl.cover), (), limit=2)
+            if len(n) == 1:
+                levels.append(Level(placed, difficulty, sol))
+                break
+    return levels

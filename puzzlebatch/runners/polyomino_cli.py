@@ -1,0 +1,482 @@
+"""``puzzlebatch polyomino solve|count|levels|dlx``."""
+
+from __future__ import annotations
+
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+
+from puzzlebatch.errors import PuzzleInputError
+
+DEFAULT_RESULTS_DIR = Path("results")
+
+
+def default_out(verb: str) -> Path:
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+    return DEFAULT_RESULTS_DIR / f"polyomino-{verb}-{stamp}.h5"
+
+
+def _mirror(args):
+    return {"yes": True, "no": False, "default": None}[args.mirror]
+
+
+def load_packing(args):
+    """The packing problem named by --board, --pieces, --level and the piece options."""
+    from puzzlebatch.puzzles.polyomino import packing as P
+    from puzzlebatch.puzzles.polyomino import shapes as S
+
+    pieces = S.load_pieces(args.pieces, unlimited=args.unlimited, mirror=_mirror(args), count=args.copies)
+    if args.level:
+        board = P.parse_board(args.level, "--level")
+    else:
+        board = P.parse_board(args.board)
+    return P.build(board, pieces)
+
+
+def _settings(args, backend):
+    from puzzlebatch.runners.search import default_settings
+
+    s = default_settings(backend)
+    if getattr(args, "budget", None):
+        s.budget = args.budget
+    if getattr(args, "batch_size", None):
+        s.batch_size = args.batch_size
+    if getattr(args, "frontier", None):
+        s.frontier_target = args.frontier
+    return s
+
+
+def placements_json(pk, placements) -> list[dict]:
+    return [{"piece": pk.pieces[k].name, "cells": sorted([int(v) for v in c] for c in cells)}
+            for k, cells in sorted(list(pk.preplaced) + [(k, c) for k, c in placements],
+                                   key=lambda kc: (kc[0], sorted(map(tuple, kc[1]))))]
+
+
+def grid_text(pk, placements) -> str:
+    """Letters on the board: one glyph per piece, ``.`` for an empty cell, a space for a hole."""
+    board = pk.board
+    size = board.size
+    grid = np.full(size[::-1], " ", dtype="<U1")  # [z][y][x] or [y][x]
+    for c in board.playable:
+        grid[c[::-1]] = "."
+    for k, cells in list(pk.preplaced) + list(placements):
+        for c in cells:
+            grid[tuple(int(v) for v in c)[::-1]] = pk.glyphs[k]
+    if board.dim == 2:
+        return "\n".join("".join(row) for row in grid)
+    blocks = [["z=%d" % z + " " * (size[0] - 3)] + ["".join(r) for r in grid[z]] for z in range(size[2])]
+    return "\n".join("   ".join(b[i].ljust(size[0]) for b in blocks) for i in range(size[1] + 1))
+
+
+def legend(pk) -> str:
+    return "  ".join(f"{g}={p.name}" for g, p in zip(pk.glyphs, pk.pieces) if g != p.name)
+
+
+# -- solve -------------------------------------------------------------------------------------------------------
+def run_solve(args) -> int:
+    from puzzlebatch.cli import print_json
+    from puzzlebatch.runners import polyomino as RP
+    from puzzlebatch.runners.backend import select_backend
+
+    pk = load_packing(args)
+    backend = select_backend(args.backend)
+    compile_s = RP.warm_up(backend)
+    res = RP.solve_packing(pk, backend, args.branch, not args.no_prune, args.heuristic, _settings(args, backend))
+    doc = {"solved": res.solved, "placements": placements_json(pk, res.placements) if res.solved else [],
+           "board": list(pk.board.size), "pieces": [p.name for p in pk.pieces], "nodes": res.nodes,
+           "seconds": res.seconds, "compile_seconds": compile_s, "backend": res.backend, "device": backend.device}
+    if args.png and res.solved:
+        from puzzlebatch.results.pictures import draw_packing
+
+        doc["picture"] = str(draw_packing(pk, res.placements, args.png))
+    if args.json:
+        print_json(doc)
+    elif res.solved:
+        print(grid_text(pk, res.placements))
+        if legend(pk):
+            print(legend(pk))
+        print(f"{res.nodes} nodes in {res.seconds:.3f} s on {backend.name} ({backend.device}); "
+              f"+{compile_s:.1f} s compiling")
+        if "picture" in doc:
+            print(f"picture: {doc['picture']}")
+    else:
+        print(f"no solution ({res.nodes} nodes searched in {res.seconds:.3f} s on {backend.name})")
+    return 0
+
+
+# -- count -------------------------------------------------------------------------------------------------------
+def _open_run(args, backend, params: dict, verb: str):
+    """The store and run to write to; for --resume, the unfinished run of the same problem."""
+    from puzzlebatch.results.store import ResultsStore
+
+    out = Path(args.out) if args.out else default_out(verb)
+    if args.resume and not out.exists():
+        raise PuzzleInputError(f"--resume: {out} does not exist; give the --out file of the interrupted run")
+    store = ResultsStore(out, "a")
+    if args.resume:
+        for run_id in reversed(store.run_ids()):
+            run = store.run(run_id)
+            a = run.attrs
+            if a.get("family") == "polyomino" and a.get("algorithm") == verb and a.get("status") != "done" \
+                    and a["params"] == params:
+                return store, run, out
+        store.close()
+        raise PuzzleInputError(f"--resume: {out} has no unfinished {verb} of this board and pieces")
+    run = store.create_run("polyomino", verb, backend=backend.name, device=backend.device, seed=None,
+                           params=params)
+    return store, run, out
+
+
+def run_count(args) -> int:
+    from puzzlebatch.cli import print_json
+    from puzzlebatch.runners import polyomino as RP
+    from puzzlebatch.runners.backend import select_backend
+    from puzzlebatch.runners.progress import bar
+    from puzzlebatch.runners.search import Frontier, SearchTotals
+
+    pk = load_packing(args)
+    backend = select_backend(args.backend)
+    settings = _settings(args, backend)
+    params = {"board": pk.board.label, "pieces": args.pieces, "unlimited": bool(args.unlimited),
+              "copies": args.copies or 0, "mirror": args.mirror, "branch": args.branch, "prune": not args.no_prune,
+              "level": args.level or ""}
+    verb = "enumerate" if args.all else "count"
+    if args.resume and args.all:
+        raise PuzzleInputError("--resume: an enumeration (--all) restarts from the beginning; drop --resume")
+    store = run = out = None
+    if args.out or args.all or args.resume:
+        store, run, out = _open_run(args, backend, params, verb)
+    compile_s = RP.warm_up(backend, enumerate=args.all)
+    frontier, totals, elapsed = None, None, 0.0
+    if args.resume:
+        ck = run.load_checkpoint()
+        if ck is not None:
+            arrays, meta = ck
+            frontier = Frontier(arrays["states"], arrays["depths"], arrays["los"], arrays["weights"])
+            totals = SearchTotals(count=meta["count"], nodes=meta["nodes"], batches=meta["batches"],
+                                  items=meta["items"])
+            elapsed = float(meta.get("seconds", 0.0))
+    elif run is not None:
+        _save_problem(run, pk)
+    t0 = time.perf_counter()
+    last_ck = [t0]
+    progress = bar(f"polyomino {verb} {pk.board.label}", unit="batch")
+
+    def on_batch(front, tot):
+        progress.update(1)
+        progress.set_postfix(count=tot.count, items_left=len(front), nodes=tot.nodes)
+        now = time.perf_counter()
+        if run is not None and now - last_ck[0] >= args.checkpoint_every:
+            run.save_checkpoint(front.arrays(), tot.meta() | {"seconds": elapsed + now - t0})
+            last_ck[0] = now
+
+    rest = totals_now = None
+    try:
+        if args.all:
+            res = RP.enumerate_packing(pk, args.branch, not args.no_prune,
+                                       sink=lambda rows: run.append_items(solution=rows))
+        else:
+            res, rest, totals_now = RP.count_packing_run(pk, backend, args.branch, not args.no_prune, settings,
+                                                         on_batch=on_batch, frontier=frontier, totals=totals,
+                                                         max_batches=args.max_batches, elapsed=elapsed)
+    except KeyboardInterrupt:
+        progress.close()
+        if run is not None:
+            run.finish("interrupted", seconds=elapsed + time.perf_counter() - t0)
+            store.close()
+            print(f"puzzlebatch: interrupted; resume with the same command and --out {out} --resume",
+                  file=sys.stderr)
+        else:
+            print("puzzlebatch: interrupted (give --out FILE.h5 to be able to resume)", file=sys.stderr)
+        return 130
+    progress.close()
+    doc = res.to_json() | {"board": list(pk.board.size), "pieces": [p.name for p in pk.pieces],
+                           "device": backend.device if not args.all else "cpu", "compile_seconds": compile_s}
+    if run is not None:
+        if res.complete:
+            run.set_result({k: v for k, v in doc.items() if v is not None})
+            run.finish("done", seconds=res.seconds)
+        else:  # stopped by --max-batches: keep what remains so --resume can finish it
+            run.save_checkpoint(rest.arrays(), totals_now.meta() | {"seconds": res.seconds})
+            run.finish("interrupted", seconds=res.seconds)
+        doc |= {"out": str(out), "run_id": run.id}
+        store.close()
+    if args.json:
+        print_json(doc)
+    elif not res.complete:
+        print(f"stopped after {totals_now.batches} batches with {len(rest)} work items left; resume with the "
+              f"same command and --out {out} --resume")
+    else:
+        d = "" if res.distinct is None else f", {res.distinct} distinct up to the board's {res.symmetries} " \
+                                            "symmetries"
+        print(f"{pk.board.label} with {args.pieces}: {res.solutions} solutions{d}")
+        print(f"{res.nodes} nodes in {res.seconds:.3f} s on {res.backend} (+{compile_s:.1f} s compiling)")
+        if out is not None:
+            print(f"results: {out} (run {run.id})" + (" - draw one with: puzzlebatch show "
+                                                      f"{out} --run {run.id} --solution K" if args.all else ""))
+    return 0
+
+
+def _save_problem(run, pk) -> None:
+    """Enough to redraw any stored solution: each option's piece and cells."""
+    cells = np.full((len(pk.option_cells), max((len(c) for c in pk.option_cells), default=1), pk.board.dim), -1,
+                    np.int32)
+    for o, c in enumerate(pk.option_cells):
+        cells[o, :len(c)] = c
+    pre = np.full((len(pk.preplaced), max((len(c) for _, c in pk.preplaced), default=1), pk.board.dim), -1,
+                  np.int32)
+    for k, (_, c) in enumerate(pk.preplaced):
+        pre[k, :len(c)] = sorted(c)
+    run.set_instances(option_piece=np.array(pk.cover.option_group, np.int32), option_cells=cells,
+                      preplaced_piece=np.array([k for k, _ in pk.preplaced], np.int32), preplaced_cells=pre,
+                      board_size=np.array(pk.board.size, np.int32),
+                      piece_names=np.array([p.name.encode() for p in pk.pieces]),
+                      glyphs=np.array([g.encode() for g in pk.glyphs]))
+
+
+def stored_packing(run):
+    """A drawable stand-in for the packing of a stored run: pieces, glyphs, board and option cells."""
+    from types import SimpleNamespace
+
+    from puzzlebatch.puzzles.polyomino import packing as P
+
+    inst = run.instances()
+    size = tuple(int(v) for v in inst["board_size"])
+    names = [n.decode() if isinstance(n, bytes) else str(n) for n in inst["piece_names"]]
+    glyphs = [g.decode() if isinstance(g, bytes) else str(g) for g in inst["glyphs"]]
+    cells = inst["option_cells"]
+    option_cells = [c[c[:, 0] >= 0] for c in cells]
+    pre = [(int(k), frozenset(tuple(int(v) for v in c) for c in cs if c[0] >= 0))
+           for k, cs in zip(inst["preplaced_piece"], inst["preplaced_cells"])]
+    params = run.attrs["params"]
+    try:
+        board = P.parse_board(params["level"] or params["board"])
+        playable = board.playable
+    except PuzzleInputError:
+        playable = frozenset(tuple(int(v) for v in c) for c in np.ndindex(*size))
+    board = P.Board(size, playable, {}, label=params["board"])
+    pk = SimpleNamespace(board=board, pieces=[SimpleNamespace(name=n) for n in names], glyphs=glyphs,
+                         preplaced=pre, option_cells=option_cells, option_piece=inst["option_piece"])
+    return pk
+
+
+def run_show(args) -> int:
+    from puzzlebatch.cli import print_json
+    from puzzlebatch.results.store import ResultsStore
+
+    path = Path(args.file)
+    if not path.is_file():
+        raise PuzzleInputError(f"show: no such file {args.file}")
+    with ResultsStore(path, "r") as store:
+        ids = [r for r in store.run_ids() if store.run(r).attrs.get("family") == "polyomino"
+               and store.run(r).attrs.get("algorithm") == "enumerate"]
+        if args.run:
+            if args.run not in ids:
+                raise PuzzleInputError(f"--run: {path} has no polyomino enumeration {args.run!r}")
+            run_id = args.run
+        elif ids:
+            run_id = ids[-1]
+        else:
+            raise PuzzleInputError(f"show: {path} holds no polyomino enumeration (count --all --out FILE)")
+        run = store.run(run_id)
+        rows = run.items()["solution"]
+        if not 1 <= args.solution <= len(rows):
+            raise PuzzleInputError(f"--solution: {args.solution} is not between 1 and {len(rows)}")
+        pk = stored_packing(run)
+        row = rows[args.solution - 1]
+        placements = [(int(pk.option_piece[o]), pk.option_cells[o]) for o in row if o >= 0]
+    doc = {"run_id": run_id, "solution": args.solution, "of": int(len(rows)),
+           "placements": placements_json(pk, placements)}
+    if args.png:
+        from puzzlebatch.results.pictures import draw_packing
+
+        doc["picture"] = str(draw_packing(pk, placements, args.png,
+                                          title=f"solution {args.solution} of {len(rows)}"))
+    if args.json:
+        print_json(doc)
+    else:
+        print(f"solution {args.solution} of {len(rows)} (run {run_id}):")
+        print(grid_text(pk, placements))
+        if "picture" in doc:
+            print(f"picture: {doc['picture']}")
+    return 0
+
+
+# -- levels ------------------------------------------------------------------------------------------------------
+def run_levels(args) -> int:
+    from puzzlebatch.cli import print_json
+    from puzzlebatch.runners import polyomino as RP
+
+    pk = load_packing(args)
+    levels = RP.generate_levels(pk, args.count, args.difficulty, args.seed)
+    out_dir = Path(args.out) if args.out else None
+    docs = []
+    for k, lv in enumerate(levels):
+        text = grid_text(pk, lv.placed)
+        doc = {"level": k + 1, "pieces_left": lv.left, "grid": text.splitlines()}
+        if out_dir is not None:
+            out_dir.mkdir(parents=True, exist_ok=True)
+            path = out_dir / f"level-{k + 1:03d}.txt"
+            path.write_text(text + "\n")
+            doc["file"] = str(path)
+        docs.append(doc)
+    if args.json:
+        print_json({"pieces": args.pieces, "difficulty": args.difficulty, "seed": args.seed, "levels": docs})
+    else:
+        for doc in docs:
+            print(f"level {doc['level']} ({doc['pieces_left']} pieces to place; one solution)"
+                  + (f" -> {doc['file']}" if "file" in doc else ""))
+            print("\n".join(doc["grid"]))
+            print()
+    return 0
+
+
+# -- dlx ---------------------------------------------------------------------------------------------------------
+def run_dlx_export(args) -> int:
+    from puzzlebatch.puzzles.polyomino.cover import write_dlx
+
+    pk = load_packing(args)
+    text = write_dlx(pk.cover, f"{pk.board.label} with {args.pieces} (puzzlebatch)")
+    if args.out:
+        Path(args.out).write_text(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def run_dlx_solve(args) -> int:
+    from puzzlebatch.cli import print_json
+    from puzzlebatch.puzzles.polyomino.cover import read_dlx
+    from puzzlebatch.runners import polyomino as RP
+    from puzzlebatch.runners.backend import select_backend
+
+    path = Path(args.file)
+    if not path.is_file():
+        raise PuzzleInputError(f"dlx: no such file {args.file}")
+    ec = read_dlx(path.read_text(), str(path))
+    backend = select_backend(args.backend)
+    t0 = time.perf_counter()
+    eng = RP.engine(ec, args.branch, False)
+    doc = {"items": ec.n_items, "primary": ec.n_primary, "options": len(ec.options), "backend": backend.name,
+           "branch": eng.mode}
+    if args.count:
+        totals, _ = RP.count_engine(eng, backend, _settings(args, backend))
+        doc |= {"solutions": totals.count, "nodes": totals.nodes}
+    else:
+        from puzzlebatch.runners.search import BatchDFS
+
+        if eng.dead:
+            doc |= {"solved": False, "options_chosen": []}
+        else:
+            totals, _ = BatchDFS(eng.problem, backend, _settings(args, backend)).first()
+            chosen = []
+            if totals.solutions:
+                from puzzlebatch.puzzles.polyomino.cover import decode
+
+                chosen = [[ec.items[i] for i in ec.options[o]] for o in decode(eng.enc, totals.solutions[0])]
+            doc |= {"solved": bool(chosen), "options_chosen": chosen, "nodes": totals.nodes}
+    doc["seconds"] = time.perf_counter() - t0
+    if args.json:
+        print_json(doc)
+    elif args.count:
+        print(f"{path}: {doc['solutions']} solutions ({doc['nodes']} nodes, {doc['seconds']:.3f} s on "
+              f"{backend.name})")
+    elif doc["solved"]:
+        for opt in doc["options_chosen"]:
+            print(" ".join(opt))
+    else:
+        print(f"{path}: no solution")
+    return 0
+
+
+# -- parser ------------------------------------------------------------------------------------------------------
+def _problem_args(p, board_default: str | None = None) -> None:
+    p.add_argument("--board", default=board_default,
+                   help="WxH, WxHxD, or a board file (. cell, # hole, letters: placed pieces; layers for 3D)")
+    p.add_argument("--pieces", required=True,
+                   help="a piece set name (pentominoes, iq-puzzler-pro, soma, bedlam, ...), a piece file, "
+                        "or several joined by +")
+    p.add_argument("--level", help="a level file: the board with some pieces already placed (letters)")
+    p.add_argument("--unlimited", action="store_true", help="any number of copies of every piece")
+    p.add_argument("--copies", type=int, help="this many copies of every piece")
+    p.add_argument("--mirror", choices=["yes", "no", "default"], default="default",
+                   help="may pieces be mirrored (turned over)? default: flat yes, solid no")
+
+
+def _search_args(p) -> None:
+    p.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
+    p.add_argument("--branch", choices=["first", "mrv", "auto"], default="first",
+                   help="branch on the first empty cell (default, measured fastest) or the most constrained")
+    p.add_argument("--no-prune", action="store_true", help="skip the dead-region (subset-sum) test")
+    p.add_argument("--budget", type=int, help="DFS nodes per work item per launch")
+    p.add_argument("--batch-size", type=int, help="work items per launch")
+    p.add_argument("--frontier", type=int, help="expand the root into this many work items")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+
+
+def register(sub) -> None:
+    from puzzlebatch.puzzles.polyomino.packing import HEURISTICS
+
+    poly = sub.add_parser("polyomino", help="pack polyominoes and polycubes: solve, count, enumerate, levels, DLX")
+    verbs = poly.add_subparsers(dest="verb", metavar="VERB", parser_class=type(poly))
+    verbs.required = True
+
+    p = verbs.add_parser("solve", help="one solution (or none), drawn in letters and optionally as a picture")
+    _problem_args(p)
+    _search_args(p)
+    p.add_argument("--heuristic", choices=HEURISTICS, default="none",
+                   help="try pieces in this order (the IQ Puzzler Pro study's eight orderings)")
+    p.add_argument("--png", "--svg", dest="png", metavar="FILE", help="draw the solution (.png or .svg)")
+    p.set_defaults(func=run_solve)
+
+    p = verbs.add_parser("count", help="count every solution and the distinct ones; --all stores them all")
+    _problem_args(p)
+    _search_args(p)
+    p.add_argument("--out", help="HDF5 results file (default with --all: results/polyomino-all-<time>.h5)")
+    p.add_argument("--all", action="store_true", help="enumerate every solution into --out (CPU)")
+    p.add_argument("--resume", action="store_true", help="continue the unfinished count in --out")
+    p.add_argument("--checkpoint-every", type=float, default=30.0, metavar="SECONDS",
+                   help="save the work left this often (default 30)")
+    p.add_argument("--max-batches", type=int, help="stop after this many launches (resume later)")
+    p.set_defaults(func=run_count)
+
+    p = verbs.add_parser("show", help="draw a stored solution of a count --all run")
+    p.add_argument("file")
+    p.add_argument("--run", help="run id (default: the latest enumeration)")
+    p.add_argument("--solution", type=int, default=1, help="which solution, 1-based (default 1)")
+    p.add_argument("--png", "--svg", dest="png", metavar="FILE", help="also draw it as a picture")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=run_show)
+
+    lv = verbs.add_parser("levels", help="puzzle levels with a unique solution")
+    lverbs = lv.add_subparsers(dest="lverb", metavar="ACTION", parser_class=type(poly))
+    lverbs.required = True
+    p = lverbs.add_parser("generate", help="remove pieces from random solutions until one solution is left")
+    _problem_args(p, board_default="11x5")
+    p.add_argument("--count", type=int, default=1, help="how many levels")
+    p.add_argument("--difficulty", type=int, default=4, help="pieces left to place")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", help="directory for level-NNN.txt files (solve them with --level)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=run_levels)
+
+    dl = verbs.add_parser("dlx", help="exact cover in Knuth's DLX text format")
+    dverbs = dl.add_subparsers(dest="dverb", metavar="ACTION", parser_class=type(poly))
+    dverbs.required = True
+    p = dverbs.add_parser("export", help="write the packing as a DLX file (for dlx1 and friends)")
+    _problem_args(p)
+    p.add_argument("--out", help="file (default: stdout)")
+    p.set_defaults(func=run_dlx_export)
+    p = dverbs.add_parser("solve", help="solve or count any exact-cover problem in DLX format")
+    p.add_argument("file")
+    p.add_argument("--count", action="store_true", help="count every solution instead of finding one")
+    p.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
+    p.add_argument("--branch", choices=["first", "mrv", "auto"], default="mrv")
+    p.add_argument("--budget", type=int)
+    p.add_argument("--batch-size", type=int)
+    p.add_argument("--frontier", type=int)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=run_dlx_solve)

@@ -1,0 +1,133 @@
+"""``puzzlebatch polyomino``: JSON contracts, stores, resume, enumeration and show, levels, DLX, errors."""
+
+import json
+import subprocess
+import sys
+
+import h5py
+import pytest
+
+from puzzlebatch.cli import main
+
+
+def run_cli(capsys, *args):
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _cells_cover(doc, n_cells):
+    cells = [tuple(c) for p in doc["placements"] for c in p["cells"]]
+    assert len(cells) == len(set(cells)) == n_cells
+
+
+def test_solve_json_contract(capsys, tmp_path):
+    png = tmp_path / "iq.png"
+    code, out, _ = run_cli(capsys, "polyomino", "solve", "--board", "11x5", "--pieces", "iq-puzzler-pro",
+                           "--json", "--backend", "cpu", "--png", str(png))
+    doc = json.loads(out)
+    assert code == 0 and doc["solved"] is True and doc["backend"] == "cpu"
+    assert sorted(p["piece"] for p in doc["placements"]) == sorted(
+        ["blue", "pink", "cyan", "orange", "purple", "yellow", "crimson", "green", "red", "olive", "darkblue",
+         "skyblue"])
+    assert all(len(c) == 2 and 0 <= c[0] < 11 and 0 <= c[1] < 5 for p in doc["placements"] for c in p["cells"])
+    _cells_cover(doc, 55)
+    assert png.stat().st_size > 1000 and doc["picture"] == str(png)
+
+
+def test_solve_3d_and_text(capsys):
+    code, out, _ = run_cli(capsys, "polyomino", "solve", "--board", "3x3x3", "--pieces", "soma", "--json")
+    doc = json.loads(out)
+    assert doc["solved"] and all(len(c) == 3 for p in doc["placements"] for c in p["cells"])
+    _cells_cover(doc, 27)
+    code, out, _ = run_cli(capsys, "polyomino", "solve", "--board", "10x6", "--pieces", "pentominoes")
+    grid = out.splitlines()[:6]
+    assert code == 0 and all(len(row) == 10 for row in grid)
+    assert sorted(set("".join(grid))) == sorted("FILNPTUVWXYZ")
+
+
+def test_unsolvable_exits_zero(capsys):
+    code, out, _ = run_cli(capsys, "polyomino", "solve", "--board", "5x4", "--pieces", "tetrominoes", "--json")
+    assert code == 0 and json.loads(out)["solved"] is False and json.loads(out)["placements"] == []
+
+
+def test_count_json_contract_store_and_show(capsys, tmp_path):
+    h5 = tmp_path / "c.h5"
+    code, out, _ = run_cli(capsys, "polyomino", "count", "--board", "15x4", "--pieces", "pentominoes", "--json",
+                           "--backend", "cpu", "--out", str(h5))
+    doc = json.loads(out)
+    assert code == 0 and (doc["solutions"], doc["distinct"]) == (1472, 368)
+    assert doc["backend"] == "cpu" and doc["nodes"] > 0 and doc["seconds"] >= 0 and doc["complete"]
+    code, out, _ = run_cli(capsys, "show", str(h5), "--json")
+    run = json.loads(out)["runs"][0]
+    assert run["family"] == "polyomino" and run["status"] == "done" and run["result"]["distinct"] == 368
+
+
+def test_count_resume_gives_the_uninterrupted_answer(capsys, tmp_path):
+    h5 = tmp_path / "r.h5"
+    common = ["polyomino", "count", "--board", "12x5", "--pieces", "pentominoes", "--backend", "cpu", "--out",
+              str(h5), "--budget", "500", "--batch-size", "40", "--json"]
+    code, out, _ = run_cli(capsys, *common, "--max-batches", "2")
+    partial = json.loads(out)
+    assert code == 0 and not partial["complete"]
+    code, out, _ = run_cli(capsys, *common, "--resume")
+    final = json.loads(out)
+    assert final["complete"] and (final["solutions"], final["distinct"]) == (4040, 1010)
+    assert final["run_id"] == partial["run_id"]
+    with h5py.File(h5, "r") as f:
+        assert list(f["runs"]) == [partial["run_id"]]
+
+
+def test_enumerate_all_then_show(capsys, tmp_path):
+    h5 = tmp_path / "all.h5"
+    code, out, _ = run_cli(capsys, "polyomino", "count", "--board", "3x3x3", "--pieces", "soma", "--all",
+                           "--out", str(h5), "--json")
+    doc = json.loads(out)
+    assert code == 0 and (doc["solutions"], doc["distinct"]) == (11520, 240)
+    with h5py.File(h5, "r") as f:
+        rows = f["runs"][doc["run_id"]]["items"]["solution"][:]
+    assert rows.shape[0] == 11520 and len({tuple(r) for r in rows}) == 11520
+    png = tmp_path / "s.png"
+    code, out, _ = run_cli(capsys, "show", str(h5), "--solution", "11520", "--json", "--png", str(png))
+    shown = json.loads(out)
+    assert code == 0 and shown["of"] == 11520 and len(shown["placements"]) == 7 and png.exists()
+    _cells_cover(shown, 27)
+
+
+def test_levels_generate_and_solve(capsys, tmp_path):
+    code, out, _ = run_cli(capsys, "polyomino", "levels", "generate", "--pieces", "iq-puzzler-pro", "--count",
+                           "2", "--difficulty", "5", "--seed", "3", "--out", str(tmp_path), "--json")
+    doc = json.loads(out)
+    assert code == 0 and len(doc["levels"]) == 2
+    level = doc["levels"][1]["file"]
+    code, out, _ = run_cli(capsys, "polyomino", "solve", "--pieces", "iq-puzzler-pro", "--level", level, "--json")
+    sol = json.loads(out)
+    assert sol["solved"] and len(sol["placements"]) == 12
+    _cells_cover(sol, 55)
+
+
+def test_dlx_export_and_solve(capsys, tmp_path):
+    f = tmp_path / "p.dlx"
+    code, _, _ = run_cli(capsys, "polyomino", "dlx", "export", "--board", "15x4", "--pieces", "pentominoes",
+                         "--out", str(f))
+    assert code == 0 and f.read_text().splitlines()[1].split("|")[0].count("#") == 12
+    code, out, _ = run_cli(capsys, "polyomino", "dlx", "solve", str(f), "--count", "--json")
+    assert code == 0 and json.loads(out)["solutions"] == 1472
+    code, out, _ = run_cli(capsys, "polyomino", "dlx", "solve", str(f), "--json")
+    chosen = json.loads(out)["options_chosen"]
+    assert len(chosen) == 12 and sorted(o[-1] for o in chosen) == sorted("#" + c for c in "FILNPTUVWXYZ")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["solve", "--board", "axb", "--pieces", "pentominoes"], "--board: 'axb' is neither WxH"),
+    (["solve", "--board", "10x6", "--pieces", "heptacubes"], "unknown piece set 'heptacubes'"),
+    (["count", "--board", "4x4", "--pieces", "soma"], "solid pieces on a 2D board"),
+    (["count", "--board", "4x4", "--pieces", "dominoes", "--resume", "--out", "/nonexistent/x.h5"],
+     "--resume: /nonexistent/x.h5 does not exist"),
+])
+def test_errors_are_one_line_exit_2(args, message, tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "puzzlebatch", "polyomino", *args], capture_output=True,
+                          text=True, cwd=tmp_path)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], proc.stderr
