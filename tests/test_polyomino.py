@@ -142,7 +142,7 @@ def _orbits_by_brute_force(pk):
     eng = RP.engine(pk.cover)
     sols, _ = RP.enumerate_solutions(eng)
     syms = P.symmetries(pk)
-    img = P.option_images(pk, syms)
+    img = P.option_images(pk, syms)[:, :]
     keys = set()
     for row in sols:
         s = [o for o in row if o >= 0]

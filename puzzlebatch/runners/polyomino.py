@@ -185,6 +185,8 @@ def count_packing_run(pk: P.Packing, backend: Backend, mode: str = DEFAULT_MODE,
     complete = len(left) == 0
     note = ""
     if complete:
+        if rest:
+            img = img[:, :]  # every image, as a plain array
         for lf in rest:
             sols, n = enumerate_solutions(eng, lf.fixed)
             nodes += n
@@ -283,8 +285,9 @@ def enumerate_packing(pk: P.Packing, mode: str = DEFAULT_MODE, prune: bool = DEF
     t0 = time.perf_counter()
     eng = engine(pk.cover, mode, prune)
     syms = P.symmetries(pk)
-    img = P.option_images(pk, syms) if len(syms) > 1 else np.arange(len(pk.cover.options))[None, :]
+    img = P.option_images(pk, syms) if len(syms) > 1 else None
     leaves = P.break_symmetry(pk, syms, img) if len(syms) > 1 else [P.Leaf([], [0])]
+    img = img[:, :] if img is not None else np.arange(len(pk.cover.options))[None, :]
     goal = eng.enc.goal
     n_all = n_distinct = nodes = 0
     buf: list[np.ndarray] = []

@@ -286,8 +286,11 @@ def symmetries(pk: Packing) -> list[Symmetry]:
             if left[g] == 0:
                 gperm[g] = g
                 continue
+            if p.turns == "free" or (p.turns == "rotations" and S.proper(m)):
+                gperm[g] = g  # the class is closed under m
+                continue
             image = S.transform(p.cells, m)
-            if image in classes[g] and p.turns != "fixed":
+            if image in classes[g]:
                 gperm[g] = g
                 continue
             match = [h for h in range(len(pk.pieces)) if image in classes[h] and left[h] == left[g]
@@ -301,36 +304,61 @@ def symmetries(pk: Packing) -> list[Symmetry]:
     return out
 
 
-def option_images(pk: Packing, syms: Sequence[Symmetry]) -> np.ndarray:
-    """``img[s, o]``: the option that symmetry ``s`` maps option ``o`` to (vectorised: each option is a sorted
-    row ``[piece, cells...]``, looked up among the sorted rows)."""
-    ec = pk.cover
-    n = len(ec.options)
-    width = max((len(o) for o in ec.options), default=0)
-    items = np.full((n, width), -1, np.int64)
-    for o, opt in enumerate(ec.options):
-        items[o, :len(opt)] = opt
-    groups = np.array(ec.option_group, np.int64)
+class OptionImages:
+    """``img[s, o]``: the option that symmetry ``s`` maps option ``o`` to, computed lazily by columns.
 
-    def keys(g, it):
+    Each option is a sorted row ``[piece, cells...]``; an image is looked up among the sorted rows.  Indexing
+    works like a ``(symmetries, options)`` integer array (``img[h, o]``, ``img[np.ix_(H, cols)]``, ``img[h]``);
+    only the columns asked for are computed (symmetry breaking needs one piece's placements).
+    """
+
+    def __init__(self, pk: Packing, syms: Sequence[Symmetry]):
+        ec = pk.cover
+        self.syms = list(syms)
+        self.items = ec.option_array()
+        self.groups = np.asarray(ec.option_group, np.int64)
+        self.n = len(ec.options)
+        base = self._keys(self.groups, self.items.copy())
+        self.order = np.argsort(base)
+        self.sorted_keys = base[self.order]
+        self.img = np.full((len(self.syms), self.n), -1, np.int64)
+        self.done = np.zeros(self.n, bool)
+        self.shape = self.img.shape
+
+    @staticmethod
+    def _keys(g, it):
         it = np.where(it < 0, np.iinfo(np.int64).max, it)
         it.sort(axis=1)
         rows = np.ascontiguousarray(np.column_stack([g, it]))
         return rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
 
-    base = keys(groups, items.copy())
-    order = np.argsort(base)
-    sorted_keys = base[order]
-    img = np.empty((len(syms), n), np.int64)
-    pad = items < 0
-    for s, sym in enumerate(syms):
-        mapped = np.where(pad, -1, sym.cells[np.where(pad, 0, items)])
-        k = keys(sym.pieces[groups], mapped)
-        pos = np.searchsorted(sorted_keys, k)
-        if np.any(pos >= n) or np.any(sorted_keys[np.minimum(pos, n - 1)] != k):
-            raise AssertionError("a symmetry maps an option outside the problem")
-        img[s] = order[pos]
-    return img
+    def ensure(self, cols) -> None:
+        cols = np.unique(np.asarray(cols, np.int64).ravel())
+        cols = cols[~self.done[cols]]
+        if not len(cols):
+            return
+        items = self.items[cols]
+        pad = items < 0
+        for s, sym in enumerate(self.syms):
+            mapped = np.where(pad, -1, sym.cells[np.where(pad, 0, items)])
+            k = self._keys(sym.pieces[self.groups[cols]], mapped)
+            pos = np.searchsorted(self.sorted_keys, k)
+            if np.any(pos >= self.n) or np.any(self.sorted_keys[np.minimum(pos, self.n - 1)] != k):
+                raise AssertionError("a symmetry maps an option outside the problem")
+            self.img[s, cols] = self.order[pos]
+        self.done[cols] = True
+
+    def __getitem__(self, idx):
+        if isinstance(idx, tuple) and len(idx) == 2:
+            self.ensure(np.arange(self.n)[idx[1]] if not isinstance(idx[1], (int, np.integer)) else [idx[1]])
+        else:
+            self.ensure(np.arange(self.n))
+        return self.img[idx]
+
+
+def option_images(pk: Packing, syms: Sequence[Symmetry]) -> OptionImages:
+    """The images of every option under every symmetry (lazy; see :class:`OptionImages`)."""
+    return OptionImages(pk, syms)
 
 
 @dataclass
@@ -341,7 +369,7 @@ class Leaf:
     syms: list[int]  # indices into the symmetry list (always with the identity, 0)
 
 
-def break_symmetry(pk: Packing, syms: Sequence[Symmetry], img: np.ndarray) -> list[Leaf]:
+def break_symmetry(pk: Packing, syms: Sequence[Symmetry], img: OptionImages) -> list[Leaf]:
     """Split the solutions into subproblems with one representative per symmetry class.
 
     Pick a piece used exactly once in every solution and fixed by all remaining symmetries H; its placements
