@@ -20,6 +20,8 @@ MAX_CELLS = 36  # local scratch sizes: boards up to 6x6
 MAX_PATTERNS = 8
 MAX_PATTERN_TILES = 8
 MAX_LEN = 256  # IDA* depth limit the local stacks allow
+_DIRS_LEN = MAX_LEN + 1  # local array sizes must be plain constants
+_SAVED_LEN = 3 * (MAX_LEN + 1)
 
 
 @lru_cache(maxsize=None)
@@ -51,10 +53,10 @@ def drivers():
                    paths, stats):
         board = cuda.local.array(MAX_CELLS, int64)
         tpos = cuda.local.array(MAX_CELLS, int64)
-        dirs = cuda.local.array(MAX_LEN + 1, int64)
+        dirs = cuda.local.array(_DIRS_LEN, int64)
         hv = cuda.local.array(MAX_PATTERNS, int64)
         hm = cuda.local.array(MAX_PATTERNS, int64)
-        saved = cuda.local.array(3 * (MAX_LEN + 1), int64)
+        saved = cuda.local.array(_SAVED_LEN, int64)
         lcv = cuda.local.array(12, int64)
         tmp = cuda.local.array(12, int64)
         cells = cuda.local.array(MAX_PATTERN_TILES, int64)
