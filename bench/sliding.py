@@ -17,6 +17,10 @@ Parts (``--part``, default ``all``):
     backend: total time including loading the databases (not building them), nodes, every length checked.
     Marked slow: about 10 s here once the databases exist (building them takes about a minute, once).
 
+``korf24``
+    The easiest instances (shortest published optima) of Korf & Felner's 50 twenty-four-puzzles, one at a time,
+    with the 5-5-5-5-4 databases (``--partition24``); very slow, only run when asked.
+
 Prints a table and one JSON line.  Run: ``PYTHONPATH=. python bench/sliding.py [--part ...]``
 (install the peer with ``pip install --no-deps slidingpuzzle==0.1.5``: it pins an old numpy it does not need).
 """
@@ -163,9 +167,34 @@ def part_korf100(cpu, partition: str, cache: Path | None) -> dict:
     return out
 
 
+def part_korf24(cpu, partition: str, cache: Path | None, count: int) -> dict:
+    """The ``count`` instances of korf24_50.txt with the shortest optimal solutions, one batch (slow)."""
+    folder = sliding_pdb.cache_dir(cache)
+    sliding_pdb.ensure(5, 5, partition, cpu, folder)
+    korf = read_instances(DATA / "korf24_50.txt")
+    order = sorted(range(len(korf)), key=lambda i: (korf[i][1], i))[:count]
+    pdbs = sliding_pdb.load(5, 5, partition, folder)
+    sliding.solve_batch([Board(5, 5, tuple(range(25)))], "blank-first", "pdb", cpu, pdbs=pdbs)  # compile
+    out = {"partition": partition, "instances": []}
+    t0 = time.perf_counter()
+    for i in order:  # one at a time: per-instance times (each uses one core)
+        b, known = korf[i]
+        r = sliding.solve(b, "blank-first", "pdb", cpu, pdbs=pdbs)
+        row = {"instance": i + 1, "length": r.length, "published": known, "nodes": r.nodes, "seconds": r.seconds}
+        out["instances"].append(row)
+        print(f"korf24 #{i + 1}: {r.length} moves (published {known}), {r.nodes:,} nodes, {r.seconds:.1f} s",
+              flush=True)
+        assert r.length == known
+    out["total_seconds"] = time.perf_counter() - t0
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--part", choices=["all", "peer", "bfs", "korf100"], default="all")
+    ap.add_argument("--part", choices=["all", "peer", "bfs", "korf100", "korf24"], default="all",
+                    help="all = peer, bfs and korf100; korf24 (slow) only when asked")
+    ap.add_argument("--korf24-count", type=int, default=5)
+    ap.add_argument("--partition24", default="5-5-5-5-4")
     ap.add_argument("--n8", type=int, default=20, help="random 8-puzzles for the peer comparison")
     ap.add_argument("--korf", default="55", help="1-based Korf instances for the peer comparison ('' for none)")
     ap.add_argument("--partition", default="6-6-3")
@@ -180,6 +209,8 @@ def main() -> int:
         doc["peer"] = part_peer(cpu, args.n8, ids)
     if args.part in ("all", "korf100"):
         doc["korf100"] = part_korf100(cpu, args.partition, args.cache_dir)
+    if args.part == "korf24":
+        doc["korf24"] = part_korf24(cpu, args.partition24, args.cache_dir, args.korf24_count)
     print(json.dumps(doc))
     return 0
 

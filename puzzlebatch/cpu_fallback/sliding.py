@@ -60,11 +60,8 @@ def drivers():
         for ch in prange(n_chunks):
             pos = np.empty(k, np.int64)
             occ = np.empty(n, np.int64)
-            region = np.empty(n, np.int64)
-            seen = np.empty(n, np.int64)
-            stack = np.empty(n, np.int64)
             for i in range(ch * _CHUNK, min(n_items, (ch + 1) * _CHUNK)):
-                pdb_expand_item(codes[i], k, rows, cols, out[i], pos, occ, region, seen, stack)
+                pdb_expand_item(codes[i], k, rows, cols, out[i], pos, occ)
 
     @njit(parallel=True)
     def ida_batch(boards, rows, cols, hkind, max_len, pdb, pat_tiles, pat_k, pat_off, tile_pat, mir, use_mirror,

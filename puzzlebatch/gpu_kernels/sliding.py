@@ -41,12 +41,9 @@ def drivers():
     def pdb_expand_kernel(codes, k, rows, cols, out):
         pos = cuda.local.array(MAX_PATTERN_TILES, int64)
         occ = cuda.local.array(MAX_CELLS, int64)
-        region = cuda.local.array(MAX_CELLS, int64)
-        seen = cuda.local.array(MAX_CELLS, int64)
-        stack = cuda.local.array(MAX_CELLS, int64)
         start, stride = cuda.grid(1), cuda.gridsize(1)
         for i in range(start, codes.shape[0], stride):
-            pdb_expand_item(codes[i], k, rows, cols, out[i], pos, occ, region, seen, stack)
+            pdb_expand_item(codes[i], k, rows, cols, out[i], pos, occ)
 
     @cuda.jit
     def ida_kernel(boards, rows, cols, hkind, max_len, pdb, pat_tiles, pat_k, pat_off, tile_pat, mir, use_mirror,

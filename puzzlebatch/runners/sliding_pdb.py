@@ -78,10 +78,10 @@ def partition(rows: int, cols: int, name: str | None) -> tuple[str, list[tuple[i
 def _goal_code(tiles, rows: int, cols: int) -> int:
     n = rows * cols
     pos = np.array(tiles, dtype=np.int64)  # tile t at home cell t
-    occ = np.zeros(n, np.int64)
-    occ[pos] = 1
-    rep = rules.region_min(0, occ, rows, cols, n, np.zeros(n, np.int64), np.zeros(n, np.int64))
-    return int(rules.pattern_rank(pos, len(tiles), n)) * n + int(rep)
+    tiles_mask = sum(1 << int(c) for c in pos)
+    not_first, not_last = rules.column_masks(rows, cols)
+    region = rules.region_of(1, ((1 << n) - 1) & ~tiles_mask, cols, not_first, not_last)  # the blank on cell 0
+    return int(rules.pattern_rank(pos, len(tiles), n)) * n + int(rules.lowest_cell(region))
 
 
 def build_pattern(rows: int, cols: int, tiles, backend: Backend, folder: Path, *, partition_name: str = "",

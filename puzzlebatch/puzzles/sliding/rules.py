@@ -174,67 +174,76 @@ def pattern_unrank(r, k, n, pos):
         base = n - i
         pos[i] = r % base  # digit i, decoded below
         r //= base
+    taken = 0
     for i in range(k):
         d = pos[i]
         c = 0
         while True:
-            taken = False
-            for j in range(i):
-                if pos[j] == c:
-                    taken = True
-            if not taken:
+            if (taken >> c) & 1 == 0:
                 if d == 0:
                     break
                 d -= 1
             c += 1
         pos[i] = c
+        taken |= 1 << c
 
 
-def region_min(start, occ, rows, cols, n, seen, stack):
-    """Smallest cell of the blank's region: the empty cells (``occ == 0``) connected to ``start``.
-
-    ``seen`` (n) is filled with the region (1) and must be zero on entry for the cells not yet seen; it is left
-    marked, the caller clears it.  ``stack`` (n) is scratch.
-    """
-    best = start
-    top = 0
-    stack[0] = start
-    seen[start] = 1
-    top = 1
-    while top > 0:
-        top -= 1
-        c = stack[top]
-        if c < best:
-            best = c
-        for d in range(4):
-            t = blank_target(c, d, rows, cols)
-            if t >= 0 and occ[t] == 0 and seen[t] == 0:
-                seen[t] = 1
-                stack[top] = t
-                top += 1
-    return best
+def column_masks(rows, cols):
+    """Bit masks of the cells not in the first column and not in the last column (cell k is bit k)."""
+    not_first = 0
+    not_last = 0
+    for k in range(rows * cols):
+        c = k % cols
+        if c != 0:
+            not_first |= 1 << k
+        if c != cols - 1:
+            not_last |= 1 << k
+    return not_first, not_last
 
 
-def pdb_expand_item(code, k, rows, cols, out, pos, occ, region, seen, stack):
+def region_of(seed, empty, cols, not_first, not_last):
+    """The cells of ``empty`` (a bit mask) connected to the ``seed`` cells: repeated one-step dilation."""
+    reg = seed
+    while True:
+        g = reg | (reg << cols) | (reg >> cols) | ((reg << 1) & not_first) | ((reg >> 1) & not_last)
+        g &= empty
+        if g == reg:
+            return reg
+        reg = g
+
+
+def lowest_cell(mask):
+    """Index of the lowest set bit of a non-zero mask."""
+    i = 0
+    while (mask >> i) & 1 == 0:
+        i += 1
+    return i
+
+
+def pdb_expand_item(code, k, rows, cols, out, pos, occ):
     """Children of the abstract state ``code = pattern_rank * n + region_min`` for a 0-1 cost BFS.
 
-    A child is a pattern tile sliding into a cell of the blank's region (cost 1); moves of the blank through
-    empty cells cost nothing and are folded into the region.  ``out`` (4k) gets the children's codes, -1 after
-    the last.  Returns the number of children.
+    ``region_min`` is the smallest cell of the blank's region: the empty cells (no pattern tile) connected to
+    the blank.  A child is a pattern tile sliding into a cell of that region (cost 1); moves of the blank through
+    empty cells cost nothing and are folded into the region.  Regions are bit masks (cell k = bit k, n <= 36).
+    ``out`` (4k) gets the children's codes, -1 after the last; ``occ`` (n) is scratch.  Returns the count.
     """
     n = rows * cols
     r = code // n
     start = code - r * n
     pattern_unrank(r, k, n, pos)
+    full = (1 << n) - 1
+    tiles = 0
     for c in range(n):
         occ[c] = 0
-        region[c] = 0
     for i in range(k):
         occ[pos[i]] = i + 1
-    region_min(start, occ, rows, cols, n, region, stack)
+        tiles |= 1 << pos[i]
+    not_first, not_last = column_masks(rows, cols)
+    region = region_of(1 << start, full & ~tiles, cols, not_first, not_last)
     m = 0
     for c in range(n):
-        if region[c] == 0:
+        if (region >> c) & 1 == 0:
             continue
         for d in range(4):
             t = blank_target(c, d, rows, cols)
@@ -243,15 +252,10 @@ def pdb_expand_item(code, k, rows, cols, out, pos, occ, region, seen, stack):
             i = occ[t] - 1
             # tile i slides from t into c; the blank is now at t
             pos[i] = c
-            occ[c] = i + 1
-            occ[t] = 0
-            for q in range(n):
-                seen[q] = 0
-            rep = region_min(t, occ, rows, cols, n, seen, stack)
+            moved = (tiles & ~(1 << t)) | (1 << c)
+            rep = lowest_cell(region_of(1 << t, full & ~moved, cols, not_first, not_last))
             out[m] = pattern_rank(pos, k, n) * n + rep
             m += 1
-            occ[t] = i + 1
-            occ[c] = 0
             pos[i] = t
     for j in range(m, out.shape[0]):
         out[j] = -1
