@@ -127,7 +127,7 @@ def bfs_run(state: BFSState, backend: Backend, *, chunk: int = 1 << 19, on_layer
 
 
 def bfs_done(state: BFSState) -> bool:
-    """True once the last layer has no unseen neighbour (checked by one more expansion)."""
+    """True once every state of the parity class (n!/2) has been reached."""
     return sum(state.depth_counts) == math.factorial(state.n) // 2
 
 

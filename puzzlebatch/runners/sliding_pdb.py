@@ -99,7 +99,6 @@ def build_pattern(rows: int, cols: int, tiles, backend: Backend, folder: Path, *
     folder.mkdir(parents=True, exist_ok=True)
     final = pattern_file(rows, cols, tiles, folder)
     partial = final.with_suffix(".partial.h5")
-    t_start = time.perf_counter()
     if partial.exists():
         with h5py.File(partial, "r") as f:
             dist = f["dist"][...]
@@ -162,7 +161,6 @@ def build_pattern(rows: int, cols: int, tiles, backend: Backend, folder: Path, *
     os.replace(tmp, final)
     if partial.exists():
         partial.unlink()
-    _ = t_start
     return final
 
 
