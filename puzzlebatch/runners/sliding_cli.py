@@ -168,6 +168,9 @@ def run_solve(args) -> int:
     if args.file:
         return _solve_file(args, size)
     board = parse_board(args.tiles, size, "TILES")
+    if args.png and Path(args.png).suffix.lower() not in (".png", ".svg"):  # fail before a long search
+        raise PuzzleInputError(f"--png: cannot draw {args.png!r}: unsupported suffix "
+                               f"{Path(args.png).suffix or '(none)'!r}, use .png or .svg")
     backend = select_backend(args.backend)
     heuristic = _heuristic(args, board.rows, board.cols)
     ok, _ = solvability(board, goal_board(board.rows, board.cols, args.goal))
