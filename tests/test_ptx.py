@@ -59,6 +59,17 @@ SCRIPT = textwrap.dedent("""
             ptx, _ = cuda.compile_ptx(getattr(hextris_drivers(), name).py_func, sig, cc=cc)
             assert ".entry" in ptx and ".target sm_%d%d" % cc in ptx
             done.append("puzzlebatch.gpu_kernels.hextris.%s@sm_%d%d" % (name, *cc))
+        # Sliding puzzles: the three kernels, which compile every rule they call.
+        from puzzlebatch.gpu_kernels.sliding import drivers as sliding_drivers
+        k = sliding_drivers()
+        i64, u8 = types.int64, types.uint8
+        v, m = i64[::1], i64[:, ::1]
+        for name, sig in [("bfs_expand_kernel", (v, i64, i64, i64, v, m)),
+                          ("pdb_expand_kernel", (v, i64, i64, i64, m)),
+                          ("ida_kernel", (m, i64, i64, i64, i64, u8[::1], m, v, v, v, v, i64, m, m))]:
+            ptx, _ = cuda.compile_ptx(getattr(k, name).py_func, sig, cc=cc)
+            assert ".entry" in ptx
+            done.append("puzzlebatch.gpu_kernels.sliding.%s@sm_%d%d" % (name, *cc))
     print(json.dumps(done))
 """)
 
@@ -83,3 +94,5 @@ def test_rules_and_kernels_compile_to_ptx(cc):
     assert len(done) >= 8
     for kernel in ("init_kernel", "commands_kernel", "policy_kernel", "placements_kernel", "lockable_kernel"):
         assert f"puzzlebatch.gpu_kernels.hextris.{kernel}@{tag}" in done
+    for name in ("bfs_expand_kernel", "pdb_expand_kernel", "ida_kernel"):
+        assert f"puzzlebatch.gpu_kernels.sliding.{name}@{tag}" in done

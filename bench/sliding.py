@@ -1,0 +1,219 @@
+"""Sliding puzzles: puzzlebatch against a peer, side by side in one process, plus our own targets.
+
+Parts (``--part``, default ``all``):
+
+``peer``
+    Optimal solving with Manhattan distance: ours (IDA*, numba) against ``slidingpuzzle`` 0.1.5 (PyPI, pure
+    Python + numpy; its ``search(board, "a*", heuristic=manhattan_distance)``) on the same boards: random 8-puzzles and
+    an easy instance of Korf's 100.  Its own IDA* is not optimal (26 moves for the 24-move board
+    ``4 1 5 2 0 7 6 3 8``, Manhattan; 27 for the 25-move ``8 0 1 2 7 6 5 3 4`` with its linear conflicts), so its
+    A* is the peer; the count of its IDA* answers that are too long is printed too.  Both must return optimal lengths (checked against the data file or our
+    BFS table); the ratio of median times is printed.  The strongest public C++ solver the issue names cannot be
+    fetched on this machine (no network beyond package registries), so it is not run here.
+``bfs``
+    Whole 8-puzzle BFS (and 2x4) on the CPU backend.
+``korf100``
+    Korf's 100 fifteen-puzzle instances with the 6-6-3 databases (mirrored lookup), all at once on the CPU
+    backend: total time including loading the databases (not building them), nodes, every length checked.
+    Marked slow: about 10 s here once the databases exist (building them takes about a minute, once).
+
+``korf24``
+    The easiest instances (shortest published optima) of Korf & Felner's 50 twenty-four-puzzles, one at a time,
+    with the 5-5-5-5-4 databases (``--partition24``); very slow, only run when asked.
+
+Prints a table and one JSON line.  Run: ``PYTHONPATH=. python bench/sliding.py [--part ...]``
+(install the peer with ``pip install --no-deps slidingpuzzle==0.1.5``: it pins an old numpy it does not need).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from puzzlebatch.puzzles.sliding.model import Board, read_instances  # noqa: E402
+from puzzlebatch.runners import sliding, sliding_pdb  # noqa: E402
+from puzzlebatch.runners.backend import select_backend  # noqa: E402
+
+DATA = ROOT / "puzzlebatch" / "data" / "sliding"
+
+
+def peer_solve(board: Board, alg: str = "a*") -> tuple[int, float]:
+    import slidingpuzzle as sp
+
+    rows = [list(board.tiles[r * board.cols:(r + 1) * board.cols]) for r in range(board.rows)]
+    b = sp.from_rows(*rows)
+    t0 = time.perf_counter()
+    res = sp.search(b, alg, heuristic=sp.manhattan_distance)
+    return len(res.solution), time.perf_counter() - t0
+
+
+def peer_goal_is_blank_last() -> bool:
+    import slidingpuzzle as sp
+
+    return list(np.asarray(sp.new_board(3, 3)).ravel()) == [1, 2, 3, 4, 5, 6, 7, 8, 0]
+
+
+def part_peer(cpu, n8: int, korf_ids: list[int]) -> dict:
+    rng = random.Random(2024)
+    bfs_result, state = sliding.bfs(3, 3, "blank-last", cpu)
+    boards = []
+    while len(boards) < n8:
+        t = list(range(9))
+        rng.shuffle(t)
+        b = Board(3, 3, tuple(t))
+        if sliding.solvability(b, sliding.goal_board(3, 3, "blank-last"))[0]:
+            boards.append(b)
+    sliding.solve(boards[0], "blank-last", "manhattan", cpu)  # compile outside the timings
+    rows = []
+    peer_ida_too_long = 0
+    for b in boards:
+        t0 = time.perf_counter()
+        ours = sliding.solve(b, "blank-last", "manhattan", cpu)
+        t_ours = time.perf_counter() - t0
+        theirs, t_theirs = peer_solve(b)
+        truth = sliding.table_distance(state.packed, b, "blank-last")
+        peer_ida_too_long += peer_solve(b, "ida*")[0] > truth
+        assert ours.length == theirs == truth, (b, ours.length, theirs, truth)
+        rows.append(("8-puzzle", b.text(), truth, ours.nodes, t_ours, t_theirs))
+    korf = read_instances(DATA / "korf100.txt")
+    for i in korf_ids:
+        b, known = korf[i]
+        # the peer's goal is blank-last: give it the blank-first instance seen from that goal
+        from puzzlebatch.puzzles.sliding.model import to_blank_first
+
+        b_last = to_blank_first(b, "blank-last")  # the same map is its own inverse up to relabelling
+        assert sliding.solvability(b_last, sliding.goal_board(4, 4, "blank-last"))[0]
+        t0 = time.perf_counter()
+        ours = sliding.solve(b, "blank-first", "manhattan", cpu)
+        t_ours = time.perf_counter() - t0
+        theirs, t_theirs = peer_solve(b_last)
+        assert ours.length == theirs == known, (i, ours.length, theirs, known)
+        rows.append((f"korf100 #{i + 1}", b.text(), known, ours.nodes, t_ours, t_theirs))
+    print(f"{'instance':<14} {'length':>6} {'our nodes':>10} {'ours s':>9} {'peer s':>9} {'ratio':>7}")
+    for name, _, n, nodes, a, b in rows:
+        print(f"{name:<14} {n:>6} {nodes:>10,} {a:>9.4f} {b:>9.3f} {b / a:>7.1f}")
+    r8 = [r for r in rows if r[0] == "8-puzzle"]
+    rk = [r for r in rows if r[0] != "8-puzzle"]
+    out = {"8puzzle_median_ours_s": statistics.median(r[4] for r in r8),
+           "8puzzle_median_peer_s": statistics.median(r[5] for r in r8),
+           "8puzzle_n": len(r8), "peer_ida_star_too_long": peer_ida_too_long}
+    out["8puzzle_ratio_of_medians"] = out["8puzzle_median_peer_s"] / out["8puzzle_median_ours_s"]
+    if rk:
+        out["korf_ids"] = [i + 1 for i in korf_ids]
+        out["korf_median_ours_s"] = statistics.median(r[4] for r in rk)
+        out["korf_median_peer_s"] = statistics.median(r[5] for r in rk)
+        out["korf_ratio_of_medians"] = out["korf_median_peer_s"] / out["korf_median_ours_s"]
+    print(f"8-puzzle: median ours {out['8puzzle_median_ours_s'] * 1e3:.2f} ms, peer "
+          f"{out['8puzzle_median_peer_s'] * 1e3:.1f} ms, ratio {out['8puzzle_ratio_of_medians']:.0f}x; "
+          f"the peer's IDA* was too long on {peer_ida_too_long}/{len(r8)}")
+    if rk:
+        print(f"Korf easy: median ours {out['korf_median_ours_s']:.3f} s, peer {out['korf_median_peer_s']:.1f} s, "
+              f"ratio {out['korf_ratio_of_medians']:.0f}x")
+    return out
+
+
+def part_bfs(cpu) -> dict:
+    sliding.bfs(2, 2, "blank-last", cpu)  # compile
+    out = {}
+    for rows, cols in ((3, 3), (2, 4)):
+        t0 = time.perf_counter()
+        r, _ = sliding.bfs(rows, cols, "blank-last", cpu)
+        out[f"{rows}x{cols}"] = {"states": r.states, "max_depth": r.max_depth, "seconds": time.perf_counter() - t0}
+        print(f"bfs {rows}x{cols}: {r.states:,} states, max depth {r.max_depth}, {out[f'{rows}x{cols}']['seconds']:.2f} s")
+    return out
+
+
+def part_korf100(cpu, partition: str, cache: Path | None) -> dict:
+    folder = sliding_pdb.cache_dir(cache)
+    t0 = time.perf_counter()
+    missing = sliding_pdb.missing(4, 4, partition, folder)
+    if missing:
+        print(f"building {partition} databases (once) in {folder} ...", flush=True)
+    sliding_pdb.ensure(4, 4, partition, cpu, folder)
+    build_s = time.perf_counter() - t0 if missing else None
+    korf = read_instances(DATA / "korf100.txt")
+    boards = [b for b, _ in korf]
+    # compile on a solved board first: the timing below is loading + searching
+    warm = sliding_pdb.load(4, 4, partition, folder)
+    sliding.solve_batch([Board(4, 4, tuple(range(16)))], "blank-first", "pdb", cpu, pdbs=warm)
+    t0 = time.perf_counter()
+    pdbs = sliding_pdb.load(4, 4, partition, folder)
+    t_load = time.perf_counter() - t0
+    results = sliding.solve_batch(boards, "blank-first", "pdb", cpu, pdbs=pdbs)
+    total = time.perf_counter() - t0
+    wrong = [i + 1 for i, (r, (_, n)) in enumerate(zip(results, korf)) if r.length != n]
+    nodes = [r.nodes for r in results]
+    info = pdbs.info()
+    out = {"partition": partition, "total_seconds_incl_load": total, "load_seconds": t_load,
+           "solved": len(results) - len(wrong), "wrong": wrong, "nodes_total": int(sum(nodes)),
+           "nodes_mean": float(np.mean(nodes)), "nodes_max": int(max(nodes)), "build_seconds_this_run": build_s,
+           "databases": [{k: p[k] for k in ("tiles", "entries", "bytes", "build_seconds", "build_backend")}
+                         for p in info]}
+    print(f"Korf 100 with {partition}: {out['solved']}/100 optimal, {total:.2f} s including {t_load:.3f} s loading; "
+          f"{out['nodes_total']:,} nodes (mean {out['nodes_mean']:,.0f})")
+    for p in out["databases"]:
+        print(f"  tiles {p['tiles']}: {p['entries']:,} entries, {p['bytes'] / 1e6:.1f} MB, built in "
+              f"{p['build_seconds']:.1f} s on {p['build_backend']}")
+    return out
+
+
+def part_korf24(cpu, partition: str, cache: Path | None, count: int) -> dict:
+    """The ``count`` instances of korf24_50.txt with the shortest optimal solutions, one batch (slow)."""
+    folder = sliding_pdb.cache_dir(cache)
+    sliding_pdb.ensure(5, 5, partition, cpu, folder)
+    korf = read_instances(DATA / "korf24_50.txt")
+    order = sorted(range(len(korf)), key=lambda i: (korf[i][1], i))[:count]
+    pdbs = sliding_pdb.load(5, 5, partition, folder)
+    sliding.solve_batch([Board(5, 5, tuple(range(25)))], "blank-first", "pdb", cpu, pdbs=pdbs)  # compile
+    out = {"partition": partition, "instances": []}
+    t0 = time.perf_counter()
+    for i in order:  # one at a time: per-instance times (each uses one core)
+        b, known = korf[i]
+        r = sliding.solve(b, "blank-first", "pdb", cpu, pdbs=pdbs)
+        row = {"instance": i + 1, "length": r.length, "published": known, "nodes": r.nodes, "seconds": r.seconds}
+        out["instances"].append(row)
+        print(f"korf24 #{i + 1}: {r.length} moves (published {known}), {r.nodes:,} nodes, {r.seconds:.1f} s",
+              flush=True)
+        assert r.length == known
+    out["total_seconds"] = time.perf_counter() - t0
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--part", choices=["all", "peer", "bfs", "korf100", "korf24"], default="all",
+                    help="all = peer, bfs and korf100; korf24 (slow) only when asked")
+    ap.add_argument("--korf24-count", type=int, default=5)
+    ap.add_argument("--partition24", default="5-5-5-5-4")
+    ap.add_argument("--n8", type=int, default=20, help="random 8-puzzles for the peer comparison")
+    ap.add_argument("--korf", default="55", help="1-based Korf instances for the peer comparison ('' for none)")
+    ap.add_argument("--partition", default="6-6-3")
+    ap.add_argument("--cache-dir")
+    args = ap.parse_args()
+    cpu = select_backend("cpu")
+    doc = {"machine": cpu.device, "numba_threads": __import__("numba").get_num_threads()}
+    if args.part in ("all", "bfs"):
+        doc["bfs"] = part_bfs(cpu)
+    if args.part in ("all", "peer"):
+        ids = [int(x) - 1 for x in args.korf.split(",") if x.strip()]
+        doc["peer"] = part_peer(cpu, args.n8, ids)
+    if args.part in ("all", "korf100"):
+        doc["korf100"] = part_korf100(cpu, args.partition, args.cache_dir)
+    if args.part == "korf24":
+        doc["korf24"] = part_korf24(cpu, args.partition24, args.cache_dir, args.korf24_count)
+    print(json.dumps(doc))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

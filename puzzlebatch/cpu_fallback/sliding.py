@@ -1,0 +1,148 @@
+"""CPU drivers of the sliding puzzles: numba ``prange`` over a batch, calling the rules compiled by njit.
+
+Same names and signatures as :mod:`puzzlebatch.gpu_kernels.sliding`.  The ``*_mark`` steps (dedup of a layer's
+children against the visited table) are host steps that every backend runs here, serially, in child order: that
+keeps the next frontier's order, and so every later result, identical whichever backend expanded the layer.
+"""
+
+from __future__ import annotations
+
+import types
+from functools import lru_cache
+from types import SimpleNamespace
+
+import numpy as np
+from numba import njit, prange, set_parallel_chunksize
+
+from puzzlebatch.puzzles.sliding import rules
+
+_CHUNK = 2048  # items per scratch allocation in the expansion drivers
+
+
+def _njit_rules():
+    """The rules as plain (not force-inlined) njit functions, siblings resolved to each other.
+
+    :func:`puzzlebatch.jit.compile_rules` marks CPU twins ``inline="always"``; for ``ida_item``, which calls the
+    heuristics from a dozen places, numba-level inlining took ~40 s to compile against ~4 s here (LLVM still
+    inlines the small ones).  Same cloning scheme as ``compile_rules``: the plain module stays untouched.
+    """
+    plain = {name: fn for name, fn in vars(rules).items()
+             if isinstance(fn, types.FunctionType) and fn.__module__ == rules.__name__}
+    shared = dict(vars(rules))
+    twins = {name: njit(types.FunctionType(fn.__code__, shared, name, fn.__defaults__, fn.__closure__))
+             for name, fn in plain.items()}
+    shared.update(twins)
+    return SimpleNamespace(**twins)
+
+
+@lru_cache(maxsize=None)
+def drivers():
+    """The compiled CPU drivers (built once)."""
+    r = _njit_rules()
+    bfs_expand_item, pdb_expand_item, ida_item = r.bfs_expand_item, r.pdb_expand_item, r.ida_item
+
+    @njit(parallel=True)
+    def bfs_expand_batch(ranks, rows, cols, cls, fact, out):
+        n_items = ranks.shape[0]
+        n = rows * cols
+        n_chunks = (n_items + _CHUNK - 1) // _CHUNK
+        for ch in prange(n_chunks):
+            board = np.empty(n, np.int64)
+            used = np.empty(n, np.int64)
+            for i in range(ch * _CHUNK, min(n_items, (ch + 1) * _CHUNK)):
+                bfs_expand_item(ranks[i], rows, cols, cls, fact, out[i], board, used)
+
+    @njit(parallel=True)
+    def pdb_expand_batch(codes, k, rows, cols, out):
+        n_items = codes.shape[0]
+        n = rows * cols
+        n_chunks = (n_items + _CHUNK - 1) // _CHUNK
+        for ch in prange(n_chunks):
+            pos = np.empty(k, np.int64)
+            occ = np.empty(n, np.int64)
+            for i in range(ch * _CHUNK, min(n_items, (ch + 1) * _CHUNK)):
+                pdb_expand_item(codes[i], k, rows, cols, out[i], pos, occ)
+
+    @njit(parallel=True)
+    def ida_batch(boards, rows, cols, hkind, max_len, pdb, pat_tiles, pat_k, pat_off, tile_pat, mir, use_mirror,
+                  paths, stats):
+        previous = set_parallel_chunksize(1)  # instances differ wildly in cost: hand them out one at a time
+        n = rows * cols
+        n_pat = pat_k.shape[0]
+        kmax = pat_tiles.shape[1]
+        for i in prange(boards.shape[0]):
+            board = boards[i].copy()
+            ida_item(board, rows, cols, hkind, max_len, pdb, pat_tiles, pat_k, pat_off, tile_pat, mir,
+                     use_mirror, paths[i], stats[i], np.empty(n, np.int64), np.empty(max_len + 1, np.int64),
+                     np.empty(n_pat, np.int64), np.empty(n_pat, np.int64), np.empty(3 * (max_len + 1), np.int64),
+                     np.empty(rows + cols, np.int64), np.empty(2 * max(rows, cols), np.int64),
+                     np.empty(kmax, np.int64))
+        set_parallel_chunksize(previous)
+
+    class _Drivers:
+        pass
+
+    d = _Drivers()
+    d.bfs_expand_batch, d.pdb_expand_batch, d.ida_batch = bfs_expand_batch, pdb_expand_batch, ida_batch
+    return d
+
+
+# -- host steps shared by both backends --------------------------------------------------------------------------
+
+@njit(cache=True)
+def bfs_mark(children, packed, value, nxt):
+    """Mark unseen children (nibble 0xF) with ``value`` and append them to ``nxt``; returns how many.
+
+    ``packed`` holds two 4-bit entries a byte: rank ``r`` in the low nibble of byte ``r >> 1`` when ``r`` is even,
+    the high nibble when odd.
+    """
+    m = 0
+    flat = children.ravel()
+    for j in range(flat.shape[0]):
+        c = flat[j]
+        if c < 0:
+            continue
+        byte = c >> 1
+        if c & 1:
+            if (packed[byte] >> 4) == 0xF:
+                packed[byte] = (packed[byte] & 0x0F) | (value << 4)
+                nxt[m] = c
+                m += 1
+        else:
+            if (packed[byte] & 0x0F) == 0xF:
+                packed[byte] = (packed[byte] & 0xF0) | value
+                nxt[m] = c
+                m += 1
+    return m
+
+
+@njit(cache=True)
+def pdb_mark(children, visited, dist, n, depth, nxt):
+    """Mark unvisited abstract states (bitset ``visited``), append them to ``nxt``, set ``dist`` of new patterns."""
+    m = 0
+    flat = children.ravel()
+    for j in range(flat.shape[0]):
+        c = flat[j]
+        if c < 0:
+            continue
+        byte = c >> 3
+        bit = np.uint8(1 << (c & 7))
+        if visited[byte] & bit:
+            continue
+        visited[byte] |= bit
+        nxt[m] = c
+        m += 1
+        r = c // n
+        if dist[r] == 255:
+            dist[r] = depth
+    return m
+
+
+@njit(cache=True)
+def unpack_values(packed, lo, hi):
+    """The 4-bit entries of ranks ``lo .. hi-1`` as a uint8 array."""
+    out = np.empty(hi - lo, np.uint8)
+    for r in range(lo, hi):
+        b = packed[r >> 1]
+        out[r - lo] = (b >> 4) if (r & 1) else (b & 0x0F)
+    return out

@@ -1,0 +1,508 @@
+"""Per-item rules of the sliding puzzles, plain functions in the numba subset (compiled for CPU and CUDA).
+
+Boards are int8/int64 arrays of ``n = rows * cols`` cells in row order, ``0`` the blank.  Every solver here works
+towards the blank-first goal (tile ``t`` on cell ``t``); see :mod:`puzzlebatch.puzzles.sliding.model`.
+
+Three groups of rules:
+
+* a perfect rank of the reachable half of the states (``rank_state`` / ``unrank_state``) and the BFS expansion of
+  one ranked state (``bfs_expand_item``);
+* pattern-database ranks (``pattern_rank``) and the 0-1 BFS expansion of one abstract state
+  (``pdb_expand_item``): only the pattern tiles are seen, the blank's moves through empty cells are free;
+* IDA* for one instance (``ida_item``), Korf (1985), with Manhattan distance, linear conflicts or additive
+  pattern databases with the mirrored lookup (Korf & Felner 2002).
+
+No allocation: callers pass scratch arrays (the CPU driver allocates them per chunk, the CUDA kernel in local
+memory).
+"""
+
+# Heuristic kinds of ida_item.
+H_MANHATTAN = 0
+H_LINEAR_CONFLICT = 1
+H_PDB = 2
+
+# Status codes in ida_item's stats[2].
+ST_SOLVED = 1
+ST_LIMIT = 2
+
+# Blank directions 0..3 = U, D, L, R; the opposite of d is d ^ 1.
+
+
+def blank_target(blank, d, rows, cols):
+    """The cell the blank moves to in direction ``d`` (0 U, 1 D, 2 L, 3 R), or -1 off the board."""
+    r = blank // cols
+    c = blank - r * cols
+    if d == 0:
+        if r == 0:
+            return -1
+        return blank - cols
+    if d == 1:
+        if r == rows - 1:
+            return -1
+        return blank + cols
+    if d == 2:
+        if c == 0:
+            return -1
+        return blank - 1
+    if c == cols - 1:
+        return -1
+    return blank + 1
+
+
+# -- perfect rank of the reachable states ------------------------------------------------------------------------
+
+def state_class(board, n, cols):
+    """The parity invariant: inversions of the tiles (blank left out) + (cols-1) * blank row, mod 2."""
+    inv = 0
+    blank = 0
+    for i in range(n):
+        a = board[i]
+        if a == 0:
+            blank = i
+            continue
+        for j in range(i + 1, n):
+            b = board[j]
+            if b != 0 and b < a:
+                inv += 1
+    return (inv + (cols - 1) * (blank // cols)) & 1
+
+
+def rank_state(board, n, fact):
+    """Rank of a board among the ``n!/2`` states of its parity class, in ``[0, n!/2)``.
+
+    rank = blank * (n-1)!/2 + lex(tiles without the blank) // 2.  For a fixed blank cell, exactly one of two
+    tile orders that differ by swapping the last two tiles is reachable (their inversion parities differ), and
+    their lexicographic ranks are ``2q`` and ``2q + 1``: halving is a bijection onto the class.
+    ``fact[k] = k!``.
+    """
+    blank = 0
+    lex = 0
+    pos = 0  # index among the n-1 tiles
+    for i in range(n):
+        a = board[i]
+        if a == 0:
+            blank = i
+            continue
+        smaller = 0
+        for j in range(i + 1, n):
+            b = board[j]
+            if b != 0 and b < a:
+                smaller += 1
+        lex += smaller * fact[n - 2 - pos]
+        pos += 1
+    return blank * (fact[n - 1] // 2) + lex // 2
+
+
+def unrank_state(rank, n, cols, cls, fact, board, used):
+    """Inverse of :func:`rank_state` for parity class ``cls``; writes the board, ``used`` is scratch (n)."""
+    half = fact[n - 1] // 2
+    blank = rank // half
+    lex = (rank - blank * half) * 2
+    need = (cls + (cols - 1) * (blank // cols)) & 1  # inversion parity this blank cell requires
+    # Factorial digits of lex; their sum is the inversion count of the tile order.
+    par = 0
+    rem = lex
+    for k in range(n - 1):
+        w = fact[n - 2 - k]
+        used[k] = rem // w  # digit k, kept in used[] for now (decoded below)
+        rem -= used[k] * w
+        par += used[k]
+    if (par & 1) != need:
+        used[n - 3] += 1  # lex + 1: the other order of the last two tiles
+    # Decode digits into tiles 1..n-1: digit k = how many unused tiles are smaller than tile k.
+    # board[] serves as the "taken" marks for tile values while decoding.
+    for t in range(n):
+        board[t] = 0
+    cell = 0
+    for k in range(n - 1):
+        d = used[k]
+        t = 1
+        while True:
+            if board[t] == 0:
+                if d == 0:
+                    break
+                d -= 1
+            t += 1
+        board[t] = 1
+        used[k] = t
+    # Lay the tiles out around the blank.
+    for t in range(n):
+        board[t] = 0
+    cell = 0
+    for k in range(n - 1):
+        if cell == blank:
+            cell += 1
+        board[cell] = used[k]
+        cell += 1
+    return blank
+
+
+def bfs_expand_item(rank, rows, cols, cls, fact, out, board, used):
+    """Ranks of the (up to four) neighbours of state ``rank``; ``out[d] = -1`` where the blank cannot go."""
+    n = rows * cols
+    blank = unrank_state(rank, n, cols, cls, fact, board, used)
+    for d in range(4):
+        t = blank_target(blank, d, rows, cols)
+        if t < 0:
+            out[d] = -1
+            continue
+        board[blank] = board[t]
+        board[t] = 0
+        out[d] = rank_state(board, n, fact)
+        board[t] = board[blank]
+        board[blank] = 0
+
+
+# -- pattern databases -------------------------------------------------------------------------------------------
+
+def pattern_rank(pos, k, n):
+    """Rank of ``k`` distinct cells ``pos[0..k-1]`` among the ``n!/(n-k)!`` arrangements (falling factorial base)."""
+    r = 0
+    for i in range(k):
+        p = pos[i]
+        d = p
+        for j in range(i):
+            if pos[j] < p:
+                d -= 1
+        r = r * (n - i) + d
+    return r
+
+
+def pattern_unrank(r, k, n, pos):
+    """Inverse of :func:`pattern_rank`: writes ``pos[0..k-1]``."""
+    for i in range(k - 1, -1, -1):
+        base = n - i
+        pos[i] = r % base  # digit i, decoded below
+        r //= base
+    taken = 0
+    for i in range(k):
+        d = pos[i]
+        c = 0
+        while True:
+            if (taken >> c) & 1 == 0:
+                if d == 0:
+                    break
+                d -= 1
+            c += 1
+        pos[i] = c
+        taken |= 1 << c
+
+
+def column_masks(rows, cols):
+    """Bit masks of the cells not in the first column and not in the last column (cell k is bit k)."""
+    not_first = 0
+    not_last = 0
+    for k in range(rows * cols):
+        c = k % cols
+        if c != 0:
+            not_first |= 1 << k
+        if c != cols - 1:
+            not_last |= 1 << k
+    return not_first, not_last
+
+
+def region_of(seed, empty, cols, not_first, not_last):
+    """The cells of ``empty`` (a bit mask) connected to the ``seed`` cells: repeated one-step dilation."""
+    reg = seed
+    while True:
+        g = reg | (reg << cols) | (reg >> cols) | ((reg << 1) & not_first) | ((reg >> 1) & not_last)
+        g &= empty
+        if g == reg:
+            return reg
+        reg = g
+
+
+def lowest_cell(mask):
+    """Index of the lowest set bit of a non-zero mask."""
+    i = 0
+    while (mask >> i) & 1 == 0:
+        i += 1
+    return i
+
+
+def pdb_expand_item(code, k, rows, cols, out, pos, occ):
+    """Children of the abstract state ``code = pattern_rank * n + region_min`` for a 0-1 cost BFS.
+
+    ``region_min`` is the smallest cell of the blank's region: the empty cells (no pattern tile) connected to
+    the blank.  A child is a pattern tile sliding into a cell of that region (cost 1); moves of the blank through
+    empty cells cost nothing and are folded into the region.  Regions are bit masks (cell k = bit k, n <= 36).
+    ``out`` (4k) gets the children's codes, -1 after the last; ``occ`` (n) is scratch.  Returns the count.
+    """
+    n = rows * cols
+    r = code // n
+    start = code - r * n
+    pattern_unrank(r, k, n, pos)
+    full = (1 << n) - 1
+    tiles = 0
+    for c in range(n):
+        occ[c] = 0
+    for i in range(k):
+        occ[pos[i]] = i + 1
+        tiles |= 1 << pos[i]
+    not_first, not_last = column_masks(rows, cols)
+    region = region_of(1 << start, full & ~tiles, cols, not_first, not_last)
+    m = 0
+    for c in range(n):
+        if (region >> c) & 1 == 0:
+            continue
+        for d in range(4):
+            t = blank_target(c, d, rows, cols)
+            if t < 0 or occ[t] == 0:
+                continue
+            i = occ[t] - 1
+            # tile i slides from t into c; the blank is now at t
+            pos[i] = c
+            moved = (tiles & ~(1 << t)) | (1 << c)
+            rep = lowest_cell(region_of(1 << t, full & ~moved, cols, not_first, not_last))
+            out[m] = pattern_rank(pos, k, n) * n + rep
+            m += 1
+            pos[i] = t
+    for j in range(m, out.shape[0]):
+        out[j] = -1
+    return m
+
+
+# -- heuristics --------------------------------------------------------------------------------------------------
+
+def manhattan(board, rows, cols):
+    """Sum over the tiles of their row and column distances to their blank-first goal cells."""
+    n = rows * cols
+    h = 0
+    for c in range(n):
+        t = board[c]
+        if t != 0:
+            dr = c // cols - t // cols
+            dc = c % cols - t % cols
+            h += (dr if dr > 0 else -dr) + (dc if dc > 0 else -dc)
+    return h
+
+
+def line_conflict(board, line, rows, cols, tmp):
+    """Linear-conflict penalty of one line: 2 * (tiles in their goal line - longest increasing run of goal order).
+
+    ``line < rows`` is a row, else column ``line - rows``.  Tiles in their goal line that cannot all stay in order
+    must step out of it and back: two extra moves each for the fewest such tiles (Hansson, Mayer & Yung 1992).
+    ``tmp`` (2 * max(rows, cols)) is scratch.
+    """
+    m = 0
+    if line < rows:
+        for c in range(cols):
+            t = board[line * cols + c]
+            if t != 0 and t // cols == line:
+                tmp[m] = t % cols
+                m += 1
+    else:
+        col = line - rows
+        for r in range(rows):
+            t = board[r * cols + col]
+            if t != 0 and t % cols == col:
+                tmp[m] = t // cols
+                m += 1
+    if m < 2:
+        return 0
+    # longest increasing subsequence of tmp[0..m-1], O(m^2) with lengths in tmp[m..2m-1]
+    best = 0
+    for i in range(m):
+        li = 1
+        for j in range(i):
+            if tmp[j] < tmp[i] and tmp[m + j] + 1 > li:
+                li = tmp[m + j] + 1
+        tmp[m + i] = li
+        if li > best:
+            best = li
+    return 2 * (m - best)
+
+
+def pdb_value(p, tpos, pat_tiles, pat_k, pat_off, pdb, n, mirror, mir, cells):
+    """Database value of pattern ``p`` for the tile positions ``tpos`` (tile -> cell).
+
+    With ``mirror`` set, the value for the board reflected about its main diagonal: tile ``t``'s cell there is
+    ``mir[tpos[mir[t]]]``.  ``cells`` (pattern size) is scratch.
+    """
+    k = pat_k[p]
+    for i in range(k):
+        t = pat_tiles[p, i]
+        if mirror:
+            cells[i] = mir[tpos[mir[t]]]
+        else:
+            cells[i] = tpos[t]
+    return pdb[pat_off[p] + pattern_rank(cells, k, n)]
+
+
+def ida_item(board, rows, cols, hkind, max_len, pdb, pat_tiles, pat_k, pat_off, tile_pat, mir, use_mirror,
+             path, stats, tpos, dirs, hv, hm, saved, lcv, tmp, cells):
+    """IDA* (Korf 1985) on one board towards the blank-first goal; the path of blank directions into ``path``.
+
+    Depth-first search bounded by ``f = g + h``, the bound raised to the least ``f`` that exceeded it, until a
+    goal is generated.  The move that undoes the previous one is never tried.  ``h`` is kept up to date per move:
+    Manhattan by the moved tile's change, linear conflicts by recomputing the two lines the tile leaves and
+    enters, pattern databases by re-ranking the one pattern holding the tile (and its mirror pattern).
+
+    stats: [0] length, [1] nodes generated, [2] status (1 solved, 2 the bound passed ``max_len``),
+    [3] iterations, [4] initial h.  Scratch: tpos (n), dirs (max_len + 1), hv/hm (patterns), saved
+    (3 * (max_len + 1)), lcv (rows + cols), tmp (2 * max(rows, cols)), cells (pattern size).
+    """
+    n = rows * cols
+    blank = 0
+    for c in range(n):
+        tpos[board[c]] = c
+        if board[c] == 0:
+            blank = c
+    n_pat = pat_k.shape[0]
+    # Initial heuristic.
+    h = manhattan(board, rows, cols)
+    if hkind == H_LINEAR_CONFLICT:
+        for ln in range(rows + cols):
+            lcv[ln] = line_conflict(board, ln, rows, cols, tmp)
+            h += lcv[ln]
+    if hkind == H_PDB:
+        s = 0
+        sm = 0
+        for p in range(n_pat):
+            hv[p] = pdb_value(p, tpos, pat_tiles, pat_k, pat_off, pdb, n, False, mir, cells)
+            s += hv[p]
+            if use_mirror:
+                hm[p] = pdb_value(p, tpos, pat_tiles, pat_k, pat_off, pdb, n, True, mir, cells)
+                sm += hm[p]
+        h = s if s > sm else sm
+    stats[4] = h
+    nodes = 0
+    iterations = 0
+    if h == 0:
+        stats[0] = 0
+        stats[1] = 0
+        stats[2] = ST_SOLVED
+        stats[3] = 0
+        return
+    bound = h
+    found = False
+    while not found:
+        iterations += 1
+        if bound > max_len:
+            stats[2] = ST_LIMIT
+            break
+        next_bound = 1 << 30
+        g = 0
+        dirs[0] = 0
+        hcur = h
+        while True:
+            d = dirs[g]
+            if d == 4:
+                if g == 0:
+                    break
+                # undo the move made at depth g-1
+                g -= 1
+                d0 = path[g]
+                back = blank_target(blank, d0 ^ 1, rows, cols)
+                t = board[back]
+                board[blank] = t
+                board[back] = 0
+                tpos[t] = blank
+                tpos[0] = back
+                if hkind == H_PDB:
+                    p = tile_pat[t]
+                    hv[p] = saved[2 * g]
+                    if use_mirror:
+                        pm = tile_pat[mir[t]]
+                        hm[pm] = saved[2 * g + 1]
+                elif hkind == H_LINEAR_CONFLICT:
+                    if d0 < 2:
+                        lcv[blank // cols] = line_conflict(board, blank // cols, rows, cols, tmp)
+                        lcv[back // cols] = line_conflict(board, back // cols, rows, cols, tmp)
+                    else:
+                        lcv[rows + blank % cols] = line_conflict(board, rows + blank % cols, rows, cols, tmp)
+                        lcv[rows + back % cols] = line_conflict(board, rows + back % cols, rows, cols, tmp)
+                blank = back
+                hcur = saved[2 * (max_len + 1) + g]
+                continue
+            dirs[g] = d + 1
+            if g > 0 and d == (path[g - 1] ^ 1):
+                continue
+            nb = blank_target(blank, d, rows, cols)
+            if nb < 0:
+                continue
+            # slide tile t from nb into the blank's cell
+            t = board[nb]
+            board[blank] = t
+            board[nb] = 0
+            tpos[t] = blank
+            tpos[0] = nb
+            nodes += 1
+            gr = t // cols
+            gc = t - gr * cols
+            if d < 2:
+                old = nb // cols - gr
+                new = blank // cols - gr
+            else:
+                old = nb % cols - gc
+                new = blank % cols - gc
+            dm = (new if new > 0 else -new) - (old if old > 0 else -old)
+            saved[2 * (max_len + 1) + g] = hcur
+            if hkind == H_MANHATTAN:
+                hnew = hcur + dm
+            elif hkind == H_LINEAR_CONFLICT:
+                # hcur = manhattan + sum(lcv); recompute the two lines the tile moved between
+                if d < 2:
+                    l1 = nb // cols
+                    l2 = blank // cols
+                else:
+                    l1 = rows + nb % cols
+                    l2 = rows + blank % cols
+                before = lcv[l1] + lcv[l2]
+                lcv[l1] = line_conflict(board, l1, rows, cols, tmp)
+                lcv[l2] = line_conflict(board, l2, rows, cols, tmp)
+                hnew = hcur + dm + lcv[l1] + lcv[l2] - before
+            else:
+                p = tile_pat[t]
+                saved[2 * g] = hv[p]
+                hv[p] = pdb_value(p, tpos, pat_tiles, pat_k, pat_off, pdb, n, False, mir, cells)
+                s = 0
+                for q in range(n_pat):
+                    s += hv[q]
+                hnew = s
+                if use_mirror:
+                    pm = tile_pat[mir[t]]
+                    saved[2 * g + 1] = hm[pm]
+                    hm[pm] = pdb_value(pm, tpos, pat_tiles, pat_k, pat_off, pdb, n, True, mir, cells)
+                    sm = 0
+                    for q in range(n_pat):
+                        sm += hm[q]
+                    if sm > hnew:
+                        hnew = sm
+            path[g] = d
+            old_blank = blank
+            blank = nb
+            f = g + 1 + hnew
+            if f > bound:
+                if f < next_bound:
+                    next_bound = f
+                # undo at once
+                t2 = board[old_blank]
+                board[nb] = t2
+                board[old_blank] = 0
+                tpos[t2] = nb
+                tpos[0] = old_blank
+                blank = old_blank
+                if hkind == H_PDB:
+                    hv[tile_pat[t2]] = saved[2 * g]
+                    if use_mirror:
+                        hm[tile_pat[mir[t2]]] = saved[2 * g + 1]
+                elif hkind == H_LINEAR_CONFLICT:
+                    lcv[l1] = line_conflict(board, l1, rows, cols, tmp)
+                    lcv[l2] = line_conflict(board, l2, rows, cols, tmp)
+                continue
+            g += 1
+            if hnew == 0:
+                found = True
+                break
+            dirs[g] = 0
+            hcur = hnew
+        if found:
+            stats[0] = g
+            stats[2] = ST_SOLVED
+            break
+        if next_bound == (1 << 30):
+            break
+        bound = next_bound
+    stats[1] = nodes
+    stats[3] = iterations

@@ -1,0 +1,453 @@
+"""``puzzlebatch sliding bfs|solve|pdb|replay``."""
+
+from __future__ import annotations
+
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+
+from puzzlebatch.errors import PuzzleInputError
+from puzzlebatch.puzzles.sliding.model import GOALS, Board, goal_board, parse_board, parse_size, read_instances, \
+    replay, solvability
+
+DEFAULT_RESULTS_DIR = Path("results")
+
+
+def default_out(verb: str) -> Path:
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+    return DEFAULT_RESULTS_DIR / f"sliding-{verb}-{stamp}.h5"
+
+
+def _say(msg: str) -> None:
+    print(f"puzzlebatch: {msg}", file=sys.stderr)
+
+
+# -- bfs ---------------------------------------------------------------------------------------------------------
+
+def _open_bfs_run(args, rows, cols, backend):
+    from puzzlebatch.results.store import ResultsStore
+
+    out = Path(args.out) if args.out else default_out(f"bfs-{rows}x{cols}")
+    if args.resume and not out.exists():
+        raise PuzzleInputError(f"--resume: {out} does not exist; give the --out file of the interrupted run")
+    store = ResultsStore(out, "a")
+    params = {"size": f"{rows}x{cols}", "goal": args.goal}
+    if args.resume:
+        for run_id in reversed(store.run_ids()):
+            run = store.run(run_id)
+            a = run.attrs
+            if a.get("family") == "sliding" and a.get("algorithm") == "bfs" and a.get("status") != "done" \
+                    and a["params"] == params:
+                return store, run, out
+        store.close()
+        raise PuzzleInputError(f"--resume: {out} has no unfinished bfs of {rows}x{cols} ({args.goal})")
+    run = store.create_run("sliding", "bfs", backend=backend.name, device=backend.device, seed=None, params=params)
+    return store, run, out
+
+
+def run_bfs(args) -> int:
+    from puzzlebatch.cli import print_json
+    from puzzlebatch.runners import sliding
+    from puzzlebatch.runners.backend import select_backend
+    from puzzlebatch.runners.progress import bar
+
+    rows, cols = parse_size(args.size, "bfs size")
+    if rows * cols > sliding.BFS_MAX_CELLS:
+        sliding.bfs_start(rows, cols, args.goal)  # raises the one-line error
+    backend = select_backend(args.backend)
+    store, run, out = _open_bfs_run(args, rows, cols, backend)
+    state = None
+    if args.resume:
+        ck = run.load_checkpoint()
+        if ck is not None:
+            arrays, meta = ck
+            state = sliding.BFSState(rows, cols, args.goal, arrays["packed"], arrays["frontier"],
+                                     [int(v) for v in arrays["depth_counts"]], float(meta["seconds"]))
+    if state is None:
+        state = sliding.bfs_start(rows, cols, args.goal)
+    total = int(np.prod(np.arange(1, rows * cols + 1, dtype=np.float64)) // 2)
+    progress = bar(f"sliding bfs {rows}x{cols}", unit="state", total=total)
+    progress.update(sum(state.depth_counts))
+    last_ck = [time.perf_counter()]
+
+    def on_layer(st) -> None:
+        progress.update(st.depth_counts[-1])
+        progress.set_postfix(depth=st.depth, layer=st.depth_counts[-1])
+        run.append_series("layer_states", st.depth, st.depth_counts[-1])
+        if time.perf_counter() - last_ck[0] >= args.checkpoint_every:
+            run.save_checkpoint({"packed": st.packed, "frontier": st.frontier,
+                                 "depth_counts": np.array(st.depth_counts, np.int64)}, {"seconds": st.seconds})
+            last_ck[0] = time.perf_counter()
+
+    try:
+        state = sliding.bfs_run(state, backend, on_layer=on_layer, max_layers=args.max_layers)
+    except KeyboardInterrupt:
+        progress.close()
+        run.finish("interrupted", seconds=state.seconds)
+        store.close()
+        _say(f"interrupted; resume with: puzzlebatch sliding bfs {rows}x{cols} --goal {args.goal} --out {out} "
+             f"--resume")
+        return 130
+    progress.close()
+    complete = sliding.bfs_done(state)
+    result = sliding.bfs_result(state, backend)
+    doc = result.to_json() | {"complete": complete, "device": backend.device, "out": str(out), "run_id": run.id}
+    if complete:
+        grp = run._group  # the store has no public API for a large table; it lives beside the run's items
+        if "distances" in grp:
+            del grp["distances"]
+        ds = grp.create_dataset("distances", data=state.packed)
+        ds.attrs["encoding"] = ("4 bits a state: (depth mod 15), 0xF unreached; rank r in the low nibble of byte "
+                                "r>>1 when r is even, the high nibble when odd")
+        ds.attrs["rank"] = ("blank cell * (n-1)!/2 + (lexicographic rank of the tiles in row order, blank "
+                            "left out) // 2")
+        ds.attrs["rows"], ds.attrs["cols"], ds.attrs["goal"] = rows, cols, args.goal
+        if "checkpoint" in grp:  # the finished table replaces it (h5repack reclaims the file space)
+            del grp["checkpoint"]
+        run.set_result(result.to_json())
+        run.finish("done", seconds=state.seconds)
+    else:
+        run.save_checkpoint({"packed": state.packed, "frontier": state.frontier,
+                             "depth_counts": np.array(state.depth_counts, np.int64)}, {"seconds": state.seconds})
+        run.finish("interrupted", seconds=state.seconds)
+    store.close()
+    if args.json:
+        print_json(doc)
+    elif complete:
+        print(f"{rows}x{cols} ({args.goal}): {result.states:,} states, maximum distance {result.max_depth} "
+              f"({result.hardest_count} states), mean {result.mean_depth:.2f}")
+        print("states per depth: " + " ".join(map(str, result.depth_counts)))
+        print("hardest: " + " | ".join(result.hardest[:5]) + (" ..." if result.hardest_count > 5 else ""))
+        print(f"{result.seconds:.2f} s on {backend.name} ({backend.device}); table {result.table_bytes:,} bytes")
+        print(f"results: {out} (run {run.id})")
+    else:
+        print(f"stopped at depth {state.depth}; resume with --out {out} --resume")
+    return 0
+
+
+# -- solve -------------------------------------------------------------------------------------------------------
+
+def _heuristic(args, rows, cols) -> str:
+    if args.heuristic != "auto":
+        return args.heuristic
+    from puzzlebatch.runners.sliding_pdb import PARTITIONS
+
+    return "pdb" if (rows, cols) in PARTITIONS and rows * cols >= 16 else "linear-conflict"
+
+
+def _pdbs(args, rows, cols, heuristic, backend):
+    if heuristic != "pdb":
+        return None
+    from puzzlebatch.runners import sliding_pdb
+
+    folder = sliding_pdb.cache_dir(args.cache_dir)
+    sliding_pdb.partition(rows, cols, args.partition)  # one-line error for an unknown partition
+    return sliding_pdb.ensure(rows, cols, args.partition, backend, folder, say=_say)
+
+
+def _result_text(r) -> str:
+    if not r.solvable:
+        return f"{r.board}: {r.explanation}"
+    return (f"{r.board}: {r.length} moves (optimal): {' '.join(map(str, r.moves))}\n"
+            f"  blank: {r.directions or '-'}; {r.nodes:,} nodes, {r.seconds:.3f} s, {r.heuristic}, {r.backend}")
+
+
+def run_solve(args) -> int:
+    from puzzlebatch.cli import print_json
+    from puzzlebatch.runners import sliding
+    from puzzlebatch.runners.backend import select_backend
+
+    size = parse_size(args.size, "--size") if args.size else None
+    if args.file and args.tiles:
+        raise PuzzleInputError("solve: give TILES or --file, not both")
+    if not args.file and not args.tiles:
+        raise PuzzleInputError("solve: give TILES (e.g. \"8 6 7 2 5 4 3 0 1\") or --file INSTANCES.txt")
+    if args.file:
+        return _solve_file(args, size)
+    board = parse_board(args.tiles, size, "TILES")
+    if args.png and Path(args.png).suffix.lower() not in (".png", ".svg"):  # fail before a long search
+        raise PuzzleInputError(f"--png: cannot draw {args.png!r}: unsupported suffix "
+                               f"{Path(args.png).suffix or '(none)'!r}, use .png or .svg")
+    backend = select_backend(args.backend)
+    heuristic = _heuristic(args, board.rows, board.cols)
+    ok, _ = solvability(board, goal_board(board.rows, board.cols, args.goal))
+    pdbs = _pdbs(args, board.rows, board.cols, heuristic, backend) if ok else None
+    r = sliding.solve(board, args.goal, heuristic, backend, pdbs=pdbs, max_len=args.max_len)
+    doc = r.to_json() | {"device": backend.device}
+    if pdbs is not None:
+        doc["partition"] = pdbs.name
+    if args.png and r.solvable:
+        from puzzlebatch.results.sliding_pictures import draw_path
+
+        boards = replay(board, r.moves)
+        doc["picture"] = str(draw_path(boards, args.png, goal=args.goal, moves=r.moves,
+                                       title=f"{board.rows}x{board.cols}: {r.length} moves (optimal)"))
+    if args.json:
+        print_json(doc)
+    else:
+        print(board.pretty())
+        print(_result_text(r))
+        if "picture" in doc:
+            print(f"picture: {doc['picture']}")
+    return 0
+
+
+def _solve_file(args, size) -> int:
+    from puzzlebatch.cli import print_json
+    from puzzlebatch.results.store import ResultsStore
+    from puzzlebatch.runners import sliding
+    from puzzlebatch.runners.backend import select_backend
+    from puzzlebatch.runners.progress import bar
+
+    instances = read_instances(args.file, size)
+    shapes = {(b.rows, b.cols) for b, _ in instances}
+    if len(shapes) != 1:
+        raise PuzzleInputError(f"{args.file}: boards of several sizes ({', '.join(f'{r}x{c}' for r, c in shapes)})")
+    rows, cols = shapes.pop()
+    backend = select_backend(args.backend)
+    heuristic = _heuristic(args, rows, cols)
+    pdbs = _pdbs(args, rows, cols, heuristic, backend)
+    out = Path(args.out) if args.out else default_out("solve")
+    store = ResultsStore(out, "a")
+    params = {"file": str(args.file), "goal": args.goal, "heuristic": heuristic,
+              "partition": pdbs.name if pdbs else None}
+    run = None
+    done_rows: dict = {}
+    if args.resume:
+        for run_id in reversed(store.run_ids()):
+            cand = store.run(run_id)
+            a = cand.attrs
+            if a.get("family") == "sliding" and a.get("algorithm") == "solve" and a.get("status") != "done" \
+                    and a["params"] == params:
+                run = cand
+                done_rows = cand.items()
+                break
+        if run is None:
+            store.close()
+            raise PuzzleInputError(f"--resume: {out} has no unfinished solve of {args.file}")
+    else:
+        run = store.create_run("sliding", "solve", backend=backend.name, device=backend.device, seed=None,
+                               params=params)
+        run.set_instances(boards=np.array([b.tiles for b, _ in instances], np.int8))
+    start = int(run.n_committed)
+    batch = args.batch or len(instances)
+    progress = bar(f"sliding solve {rows}x{cols}", unit="instance", total=len(instances))
+    progress.update(start)
+    results = []
+    if start:  # rebuild the committed results from the store
+        for j in range(start):
+            results.append(_from_row(done_rows, j, instances[j][0], args.goal, heuristic, backend.name))
+    t0 = time.perf_counter()
+    try:
+        for lo in range(start, len(instances), batch):
+            chunk = instances[lo:lo + batch]
+            rs = sliding.solve_batch([b for b, _ in chunk], args.goal, heuristic, backend, pdbs=pdbs,
+                                     max_len=args.max_len)
+            for r, (b, known) in zip(rs, chunk):
+                if known is not None and r.solvable and r.length != known:
+                    raise AssertionError(f"{b.text()}: found {r.length} moves, the file says {known}")
+            run.append_items(length=np.array([r.length if r.solvable else -1 for r in rs], np.int64),
+                             nodes=np.array([r.nodes for r in rs], np.int64),
+                             seconds=np.array([r.seconds for r in rs], np.float64),
+                             moves=np.array([" ".join(map(str, r.moves or [])) for r in rs], dtype=object))
+            results.extend(rs)
+            progress.update(len(rs))
+    except KeyboardInterrupt:
+        progress.close()
+        run.finish("interrupted", seconds=time.perf_counter() - t0)
+        store.close()
+        _say(f"interrupted; resume with the same command and --out {out} --resume")
+        return 130
+    progress.close()
+    total_s = time.perf_counter() - t0
+    summary = {"instances": len(results), "solved": sum(r.solvable for r in results),
+               "nodes": sum(r.nodes for r in results), "seconds": total_s,
+               "load_seconds": pdbs.load_seconds if pdbs else 0.0}
+    run.set_result(summary)
+    run.finish("done", seconds=total_s)
+    store.close()
+    if args.json:
+        print_json([r.to_json() for r in results])
+    else:
+        for r in results:
+            print(_result_text(r))
+        print(f"{summary['solved']}/{summary['instances']} solved optimally, {summary['nodes']:,} nodes, "
+              f"{total_s:.2f} s on {backend.name} ({backend.device}); results: {out} (run {run.id})")
+    return 0
+
+
+def _from_row(rows: dict, j: int, board: Board, goal: str, heuristic: str, backend: str):
+    from puzzlebatch.runners.sliding import SolveResult
+
+    length = int(rows["length"][j])
+    moves_text = rows["moves"][j]
+    moves_text = moves_text.decode() if isinstance(moves_text, bytes) else str(moves_text)
+    if length < 0:
+        _, why = solvability(board, goal_board(board.rows, board.cols, goal))
+        return SolveResult(board.text(), f"{board.rows}x{board.cols}", goal, False, why, None, None, None, 0, 0,
+                           None, 0.0, heuristic, backend)
+    moves = [int(t) for t in moves_text.split()]
+    walk = replay(board, moves)
+    dirs = "".join("UDLR"[[(-board.cols), board.cols, -1, 1].index(b.blank - a.blank)] for a, b in zip(walk, walk[1:]))
+    return SolveResult(board.text(), f"{board.rows}x{board.cols}", goal, True, "solvable (from the store)", length,
+                       moves, dirs, int(rows["nodes"][j]), 0, None, float(rows["seconds"][j]), heuristic, backend)
+
+
+# -- pdb ---------------------------------------------------------------------------------------------------------
+
+def run_pdb_build(args) -> int:
+    from puzzlebatch.cli import print_json
+    from puzzlebatch.runners import sliding_pdb
+    from puzzlebatch.runners.backend import select_backend
+    from puzzlebatch.runners.progress import bar
+
+    rows, cols = parse_size(args.size, "--size")
+    name, pats = sliding_pdb.partition(rows, cols, args.partition)
+    backend = select_backend(args.backend)
+    folder = sliding_pdb.cache_dir(args.cache_dir)
+    built = []
+    for p in pats:
+        f = sliding_pdb.pattern_file(rows, cols, p, folder)
+        if f.exists() and not args.force:
+            continue
+        if f.exists():
+            f.unlink()
+        resumed = f.with_suffix(".partial.h5").exists()
+        _say(f"{'resuming' if resumed else 'building'} {rows}x{cols} pattern {','.join(map(str, p))} "
+             f"({sliding_pdb.n_entries(rows * cols, len(p)):,} entries) on {backend.name}")
+        progress = bar(f"pattern {','.join(map(str, p))}", unit="layer")
+
+        def cb(depth, layer, seconds, progress=progress):
+            progress.update(1)
+            progress.set_postfix(depth=depth, layer=layer)
+
+        try:
+            res = sliding_pdb.build_pattern(rows, cols, p, backend, folder, partition_name=name, progress=cb,
+                                            checkpoint_every=args.checkpoint_every, max_layers=args.max_layers)
+        except KeyboardInterrupt:
+            progress.close()
+            _say("interrupted; run the same command again to resume from the last checkpoint")
+            return 130
+        progress.close()
+        built.append(str(res))
+        if res.name.endswith(".partial.h5"):
+            _say(f"stopped after --max-layers; run again to resume ({res})")
+            if args.json:
+                print_json({"partition": name, "complete": False, "partial": str(res)})
+            return 0
+    dbs = sliding_pdb.load(rows, cols, name, folder)
+    doc = {"partition": name, "size": f"{rows}x{cols}", "goal": "blank-first", "complete": True,
+           "cache_dir": str(folder), "built": built, "patterns": dbs.info()}
+    if args.json:
+        print_json(doc)
+    else:
+        for p in doc["patterns"]:
+            print(f"tiles {','.join(map(str, p['tiles']))}: {p['entries']:,} entries ({p['bytes'] / 1e6:.1f} MB), "
+                  f"max {p['max_value']}, mean {p['mean_value']:.2f}, built in {p['build_seconds']:.1f} s "
+                  f"on {p['build_backend']}: {p['file']}")
+    return 0
+
+
+# -- replay ------------------------------------------------------------------------------------------------------
+
+def run_replay(args) -> int:
+    from puzzlebatch.cli import print_json
+
+    size = parse_size(args.size, "--size") if args.size else None
+    board = parse_board(args.tiles, size, "TILES")
+    toks = args.moves.replace(",", " ").split()
+    if len(toks) == 1 and not toks[0].isdigit():
+        toks = list(toks[0])  # "UDLR..." written together
+    moves = []
+    for k, tok in enumerate(toks, 1):
+        if tok.upper() in ("U", "D", "L", "R"):
+            moves.append(tok.upper())
+        elif tok.isdigit():
+            moves.append(int(tok))
+        else:
+            raise PuzzleInputError(f"MOVES: move {k} {tok!r} is neither a tile number nor U/D/L/R")
+    try:
+        walk = replay(board, moves)
+    except PuzzleInputError as exc:
+        done = len(moves)
+        for k in range(len(moves)):  # find the first illegal move for the message
+            try:
+                replay(board, moves[:k + 1])
+            except PuzzleInputError:
+                done = k
+                break
+        raise PuzzleInputError(f"MOVES: move {done + 1}: {exc}") from None
+    end = walk[-1]
+    solved = end == goal_board(board.rows, board.cols, args.goal)
+    if args.json:
+        print_json({"board": end.text(), "moves": len(moves), "solved": solved, "goal": args.goal})
+    else:
+        print(end.pretty())
+        print(f"{len(moves)} moves; {'solved' if solved else 'not the goal'} ({args.goal})")
+    return 0
+
+
+def _goal(p) -> None:
+    p.add_argument("--goal", choices=GOALS, default="blank-last",
+                   help="blank-last: 1..n-1 then the blank (default, the source document's); blank-first: Korf's")
+
+
+def register(sub) -> None:
+    sl = sub.add_parser("sliding", help="sliding puzzles (8/15/24-puzzle): BFS, IDA*, pattern databases")
+    verbs = sl.add_subparsers(dest="verb", metavar="VERB", parser_class=type(sl))
+    verbs.required = True
+
+    p = verbs.add_parser("bfs", help="breadth-first search of a whole state space (up to 12 cells)")
+    p.add_argument("size", help="RxC board, e.g. 3x3 or 3x4")
+    _goal(p)
+    p.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
+    p.add_argument("--out", help="results file (default: results/sliding-bfs-RxC-<time>.h5)")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--resume", action="store_true", help="continue the unfinished bfs in --out")
+    p.add_argument("--checkpoint-every", type=float, default=60.0, metavar="SECONDS")
+    p.add_argument("--max-layers", type=int, help="stop after this many layers (resume later)")
+    p.set_defaults(func=run_bfs)
+
+    p = verbs.add_parser("solve", help="optimal solutions by IDA*: one board, or a file of instances")
+    p.add_argument("tiles", nargs="?", help="tiles in row order, 0 the blank, e.g. \"8 6 7 2 5 4 3 0 1\"")
+    p.add_argument("--file", help="instances, one a line (optionally the optimal length last)")
+    p.add_argument("--size", help="RxC when the tiles do not make a square")
+    _goal(p)
+    p.add_argument("--heuristic", choices=["auto", "manhattan", "linear-conflict", "pdb"], default="auto",
+                   help="auto: pattern databases for 4x4 and 5x5, linear conflicts otherwise")
+    p.add_argument("--partition", help="pattern-database partition, e.g. 6-6-3, 5-5-5, 7-8 (4x4), 6-6-6-6 (5x5)")
+    p.add_argument("--cache-dir", help="where pattern databases are kept (default $PUZZLEBATCH_CACHE or "
+                                       "~/.cache/puzzlebatch)")
+    p.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
+    p.add_argument("--max-len", type=int, default=250, help="give up beyond this many moves (default 250)")
+    p.add_argument("--batch", type=int, help="instances per launch with --file (default: all at once)")
+    p.add_argument("--out", help="results file for --file (default: results/sliding-solve-<time>.h5)")
+    p.add_argument("--resume", action="store_true", help="with --file: continue the unfinished run in --out")
+    p.add_argument("--png", "--svg", dest="png", metavar="FILE", help="draw the solution path (.png or .svg)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=run_solve)
+
+    p = verbs.add_parser("pdb", help="pattern databases")
+    pv = p.add_subparsers(dest="pdb_verb", metavar="ACTION", parser_class=type(sl))
+    pv.required = True
+    b = pv.add_parser("build", help="build a partition's databases (resumes an interrupted build)")
+    b.add_argument("partition", help="e.g. 6-6-3, 5-5-5, 7-8 (4x4), 6-6-6-6 (5x5), 4-4 (3x3)")
+    b.add_argument("--size", default="4x4")
+    b.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
+    b.add_argument("--cache-dir")
+    b.add_argument("--force", action="store_true", help="rebuild databases that exist")
+    b.add_argument("--checkpoint-every", type=float, default=60.0, metavar="SECONDS")
+    b.add_argument("--max-layers", type=int, help="stop after this many layers of one pattern (resume later)")
+    b.add_argument("--json", action="store_true")
+    b.set_defaults(func=run_pdb_build)
+
+    p = verbs.add_parser("replay", help="check a move sequence (tile numbers or U/D/L/R of the blank)")
+    p.add_argument("tiles")
+    p.add_argument("moves", help="e.g. \"5 6 7 4\" or UDLR")
+    p.add_argument("--size")
+    _goal(p)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=run_replay)

@@ -1,0 +1,127 @@
+"""``puzzlebatch sliding``: JSON contracts, answers for unsolvable boards, one-line errors, stores, resume."""
+
+import json
+
+import h5py
+import pytest
+
+from puzzlebatch.cli import main
+from tests.reference import sliding_oracle
+
+DOCUMENT_HARD = "8 6 7 2 5 4 3 0 1"  # one of the two 8-puzzle states at distance 31 (blank last)
+
+
+def run_cli(capsys, *args):
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(autouse=True)
+def _cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("PUZZLEBATCH_CACHE", str(tmp_path / "cache"))
+
+
+def test_solve_json_contract_and_picture(tmp_path, capsys):
+    png = tmp_path / "path.png"
+    code, out, _ = run_cli(capsys, "sliding", "solve", DOCUMENT_HARD, "--json", "--backend", "cpu", "--png", str(png))
+    doc = json.loads(out)
+    assert code == 0 and doc["solvable"] and doc["length"] == 31 and len(doc["moves"]) == 31
+    assert doc["backend"] == "cpu" and doc["nodes"] > 0 and doc["seconds"] >= 0 and png.stat().st_size > 10_000
+    code, out, _ = run_cli(capsys, "sliding", "replay", DOCUMENT_HARD, " ".join(map(str, doc["moves"])), "--json")
+    assert json.loads(out)["solved"]
+
+
+def test_unsolvable_is_an_answer_with_status_0(capsys):
+    code, out, _ = run_cli(capsys, "sliding", "solve", "1 2 3 4 5 6 8 7 0", "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["solvable"] is False and "odd permutation" in doc["explanation"]
+    code, out, _ = run_cli(capsys, "sliding", "solve", "1 2 3 4 5 6 8 7 0")
+    assert code == 0 and "unsolvable" in out
+
+
+@pytest.mark.parametrize("args, message", [
+    (["solve", "1 2 3 4 5 6 7 7 0"], "tile 7 appears twice"),
+    (["solve", "1 2 3 4 5 6 7 8"], "8 tiles is not a square"),
+    (["solve"], "give TILES"),
+    (["bfs", "4x4"], "too many for a whole-space search"),
+    (["bfs", "3y3"], "not a board size"),
+    (["solve", "1 2 3 4 5 6 7 8 0", "--heuristic", "pdb", "--partition", "9-9"], "partition '9-9'"),
+    (["replay", "1 2 3 4 5 6 7 0 8", "U D 3"], "move 3"),
+    (["replay", "1 2 3 4 5 6 7 0 8", "U X"], "move 2 'X'"),
+    (["solve", "1 2 3 4 5 6 7 8 0", "--png", "x.gif"], "unsupported suffix"),
+    (["solve", "1 2 3 4 5 6 7 8 0", "--heuristic", "nope"], "invalid choice"),
+])
+def test_bad_input_is_one_line_exit_2(args, message, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    try:
+        code = main(["sliding", *args])
+    except SystemExit as exc:  # argparse's own errors
+        code = exc.code
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and err.count("\n") == 1
+
+
+def test_bfs_json_and_store(tmp_path, capsys):
+    out_file = tmp_path / "b.h5"
+    code, out, _ = run_cli(capsys, "sliding", "bfs", "2x3", "--json", "--backend", "cpu", "--out", str(out_file))
+    doc = json.loads(out)
+    expected = sliding_oracle.depth_histogram(sliding_oracle.distances(2, 3, "blank-last"))
+    assert code == 0 and doc["states"] == 360 and doc["depth_counts"] == expected
+    assert doc["max_depth"] == len(expected) - 1 and doc["backend"] == "cpu" and doc["complete"]
+    with h5py.File(out_file, "r") as f:
+        ds = f["runs"][doc["run_id"]]["distances"]
+        assert ds.shape == (180,) and ds.attrs["goal"] == "blank-last"
+
+
+def test_bfs_resume(tmp_path, capsys):
+    out_file = tmp_path / "r.h5"
+    common = ["sliding", "bfs", "2x4", "--json", "--backend", "cpu", "--out", str(out_file)]
+    code, out, _ = run_cli(capsys, *common, "--max-layers", "6")
+    assert code == 0 and not json.loads(out)["complete"]
+    code, out, _ = run_cli(capsys, *common, "--resume")
+    doc = json.loads(out)
+    assert doc["complete"] and doc["depth_counts"] == sliding_oracle.depth_histogram(
+        sliding_oracle.distances(2, 4, "blank-last"))
+
+
+def test_solve_file_batch_store_and_resume(tmp_path, capsys):
+    dist = sliding_oracle.distances(3, 3, "blank-first")
+    picked = [s for s, d in sorted(dist.items()) if d in (12, 20, 25)][:5] + [(1, 0, 2, 3, 4, 5, 6, 8, 7)]
+    lines = [" ".join(map(str, s)) + ("" if dist[s] == float("inf") else f" {dist[s]}") for s in picked]
+    inst = tmp_path / "inst.txt"
+    inst.write_text("# test instances\n" + "\n".join(lines) + "\n")
+    out_file = tmp_path / "s.h5"
+    common = ["sliding", "solve", "--file", str(inst), "--goal", "blank-first", "--json", "--backend", "cpu",
+              "--out", str(out_file), "--batch", "2"]
+    code, out, _ = run_cli(capsys, *common)
+    docs = json.loads(out)
+    assert code == 0 and len(docs) == 6
+    assert [d["length"] for d in docs[:5]] == [dist[s] for s in picked[:5]] and docs[5]["solvable"] is False
+    with h5py.File(out_file, "r") as f:
+        run = f["runs"][list(f["runs"])[0]]
+        assert run.attrs["n_committed"] == 6 and run.attrs["status"] == "done"
+    # A run killed after its first batch: resume solves the rest only, and answers the same.
+    with h5py.File(out_file, "a") as f:
+        run = f["runs"][list(f["runs"])[0]]
+        run.attrs["n_committed"] = 2
+        run.attrs["status"] = "interrupted"
+    code, out, _ = run_cli(capsys, *common, "--resume")
+    again = json.loads(out)
+    assert [d["length"] for d in again] == [d["length"] for d in docs]
+    assert [d["moves"] for d in again] == [d["moves"] for d in docs]
+
+
+def test_pdb_build_and_solve_with_it(tmp_path, capsys):
+    code, out, _ = run_cli(capsys, "sliding", "pdb", "build", "4-4", "--size", "3x3", "--backend", "cpu", "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["complete"] and len(doc["patterns"]) == 2
+    assert all(p["entries"] == 3024 for p in doc["patterns"])
+    code, out, err = run_cli(capsys, "sliding", "solve", DOCUMENT_HARD, "--heuristic", "pdb", "--json")
+    assert json.loads(out)["length"] == 31 and "building" not in err
+
+
+def test_solve_builds_missing_databases_after_saying_so(capsys):
+    code, out, err = run_cli(capsys, "sliding", "solve", DOCUMENT_HARD, "--heuristic", "pdb", "--partition", "4-4",
+                             "--json")
+    assert code == 0 and json.loads(out)["length"] == 31 and "building pattern database 3x3" in err
