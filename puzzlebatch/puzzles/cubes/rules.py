@@ -1,0 +1,204 @@
+"""Connector-cube rules for the batch DFS (plain functions in the numba subset; compiled for CPU and CUDA).
+
+The node at ``depth`` has ``depth`` cells filled.  Before a node is searched its branching cell is chosen: the
+empty cell with the fewest fitting (cube, rotation) placements, among the cells that touch a filled one (or the
+first empty cell when none does).  Its moves are the entries of a candidate list read from a table keyed by the
+connector values its filled neighbours require: the list of placements showing the required values on two of its
+constrained faces (or one, or every placement), so a cell's candidates come from a lookup, not a scan; ``apply``
+checks the remaining faces and that the cube is still unused.  A move that leaves some empty cell with no fitting
+placement is refused (forward checking), so dead ends are cut one level early.
+
+A placement is ``cube * 24 + rotation`` (cube = index in the cube set).
+
+State (int64 vector, :mod:`puzzlebatch.puzzles.cubes.encode`): ``used[n_cubes]`` (0/1), ``pl[n_cells]``
+(placement per cell, -1 empty), then per depth ``0..n_cells``: ``sel_cell``, ``sel_off`` (absolute start of the
+candidate list in ``tables``) and ``sel_len``.
+
+Tables (flat int64): a header (see ``H_*``), the neighbour of each cell in each face direction (-1 outside), the
+face values of every placement (``n_cubes * 24 * 6``), the list of all placements, and two CSR lists: placements
+by (direction, value) and by (direction pair, value pair).
+"""
+
+N_ROT = 24
+BIG = 1 << 40
+
+H_CELLS = 0
+H_CUBES = 1
+H_NBR = 2
+H_FACES = 3
+H_ALL = 4
+H_SINGLE_START = 5
+H_SINGLE = 6
+H_PAIR_START = 7
+H_PAIR = 8
+HEADER = 16
+
+
+def value_index(v):
+    """Connector value -4..-1, 1..4 -> 0..7."""
+    if v < 0:
+        return v + 4
+    return v + 3
+
+
+def opposite(d):
+    """The face direction opposite ``d`` (face order -Y, +Z, +X, -Z, -X, +Y)."""
+    if d == 0:
+        return 5
+    if d == 5:
+        return 0
+    return (d + 1) % 4 + 1
+
+
+def face_value(pl, d, tables):
+    return tables[tables[H_FACES] + pl * 6 + d]
+
+
+def required(state, cell, d, tables):
+    """The value cell ``cell`` must show in direction ``d`` (0: no filled neighbour there)."""
+    n_cubes = tables[H_CUBES]
+    nb = tables[tables[H_NBR] + cell * 6 + d]
+    if nb < 0:
+        return 0
+    p = state[n_cubes + nb]
+    if p < 0:
+        return 0
+    return -face_value(p, opposite(d), tables)
+
+
+def fits(state, cell, pl, tables):
+    """True when placement ``pl`` in ``cell`` uses a free cube and matches every filled neighbour."""
+    if state[pl // N_ROT] != 0:
+        return False
+    for d in range(6):
+        r = required(state, cell, d, tables)
+        if r != 0 and face_value(pl, d, tables) != r:
+            return False
+    return True
+
+
+def single_key(d, v):
+    return d * 8 + value_index(v)
+
+
+def pair_key(da, va, db, vb):
+    return (da * 6 + db) * 64 + value_index(va) * 8 + value_index(vb)
+
+
+def candidates(state, cell, tables):
+    """(start, length) in ``tables`` of the shortest candidate list for ``cell``."""
+    best_off = tables[H_ALL]
+    best_len = tables[H_CUBES] * N_ROT
+    for da in range(6):
+        va = required(state, cell, da, tables)
+        if va == 0:
+            continue
+        k = single_key(da, va)
+        s = tables[H_SINGLE_START]
+        lo = tables[s + k]
+        ln = tables[s + k + 1] - lo
+        if ln < best_len:
+            best_off = tables[H_SINGLE] + lo
+            best_len = ln
+        for db in range(da + 1, 6):
+            vb = required(state, cell, db, tables)
+            if vb == 0:
+                continue
+            k = pair_key(da, va, db, vb)
+            s = tables[H_PAIR_START]
+            lo = tables[s + k]
+            ln = tables[s + k + 1] - lo
+            if ln < best_len:
+                best_off = tables[H_PAIR] + lo
+                best_len = ln
+    return best_off, best_len
+
+
+def touches_filled(state, cell, tables):
+    n_cubes = tables[H_CUBES]
+    for d in range(6):
+        nb = tables[tables[H_NBR] + cell * 6 + d]
+        if nb >= 0 and state[n_cubes + nb] >= 0:
+            return True
+    return False
+
+
+def select(state, depth, tables):
+    """Choose the branching cell of the node at ``depth``; False when some empty cell has no fitting placement.
+
+    The chosen cell is the empty cell touching a filled one with the fewest fitting placements (the first such
+    cell on ties); when no empty cell touches a filled one, the first empty cell with every placement.
+    """
+    n_cells = tables[H_CELLS]
+    n_cubes = tables[H_CUBES]
+    sel = n_cubes + n_cells
+    stride = n_cells + 1
+    best_cell = -1
+    best_count = BIG
+    best_off = 0
+    best_len = 0
+    first_empty = -1
+    for cell in range(n_cells):
+        if state[n_cubes + cell] >= 0:
+            continue
+        if first_empty < 0:
+            first_empty = cell
+        if not touches_filled(state, cell, tables):
+            continue
+        off, ln = candidates(state, cell, tables)
+        count = 0
+        for i in range(ln):
+            if fits(state, cell, tables[off + i], tables):
+                count += 1
+                if count >= best_count:
+                    break
+        if count == 0:
+            return False
+        if count < best_count:
+            best_cell = cell
+            best_count = count
+            best_off = off
+            best_len = ln
+    if best_cell < 0:
+        best_cell = first_empty
+        best_off = tables[H_ALL]
+        best_len = n_cubes * N_ROT
+    state[sel + depth] = best_cell
+    state[sel + stride + depth] = best_off
+    state[sel + 2 * stride + depth] = best_len
+    return True
+
+
+def n_choices(state, depth, tables):
+    n_cells = tables[H_CELLS]
+    if depth >= n_cells:
+        return 0
+    return state[tables[H_CUBES] + n_cells + 2 * (n_cells + 1) + depth]
+
+
+def apply(state, depth, choice, tables):
+    n_cells = tables[H_CELLS]
+    n_cubes = tables[H_CUBES]
+    sel = n_cubes + n_cells
+    stride = n_cells + 1
+    cell = state[sel + depth]
+    pl = tables[state[sel + stride + depth] + choice]
+    if not fits(state, cell, pl, tables):
+        return False
+    state[pl // N_ROT] = 1
+    state[n_cubes + cell] = pl
+    if depth + 1 < n_cells:
+        if not select(state, depth + 1, tables):
+            state[pl // N_ROT] = 0
+            state[n_cubes + cell] = -1
+            return False
+    return True
+
+
+def undo(state, depth, choice, tables):
+    n_cells = tables[H_CELLS]
+    n_cubes = tables[H_CUBES]
+    cell = state[n_cubes + n_cells + depth]
+    pl = state[n_cubes + cell]
+    state[pl // N_ROT] = 0
+    state[n_cubes + cell] = -1
