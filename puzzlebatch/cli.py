@@ -42,6 +42,7 @@ def _json_default(obj):
 def build_parser() -> argparse.ArgumentParser:
     from puzzlebatch import __version__
     from puzzlebatch.runners import info_cli, show_cli, snake_cli
+    from puzzlebatch.runners import cubes_cli
 
     parser = _Parser(prog="puzzlebatch", description="Batch search for combinatorial puzzles on GPU and CPU.")
     parser.add_argument("--version", action="version", version=f"puzzlebatch {__version__}")
@@ -50,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     info_cli.register(sub)
     show_cli.register(sub)
     snake_cli.register(sub)
+    cubes_cli.register(sub)
     return parser
 
 

@@ -51,7 +51,7 @@ def tables(figure: Figure, cubes: CubeSet) -> np.ndarray:
 
 
 def state_width(figure: Figure, cubes: CubeSet) -> int:
-    return len(cubes) + figure.n_cells + 3 * (figure.n_cells + 1)
+    return len(cubes) + 7 * figure.n_cells + 3 * (figure.n_cells + 1)
 
 
 def root_state(figure: Figure, cubes: CubeSet, tab: np.ndarray) -> np.ndarray:

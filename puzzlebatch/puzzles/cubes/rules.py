@@ -11,7 +11,8 @@ placement is refused (forward checking), so dead ends are cut one level early.
 A placement is ``cube * 24 + rotation`` (cube = index in the cube set).
 
 State (int64 vector, :mod:`puzzlebatch.puzzles.cubes.encode`): ``used[n_cubes]`` (0/1), ``pl[n_cells]``
-(placement per cell, -1 empty), then per depth ``0..n_cells``: ``sel_cell``, ``sel_off`` (absolute start of the
+(placement per cell, -1 empty), ``req[n_cells * 6]`` (the value each face of each cell must show, 0 where no
+filled neighbour, kept up to date by :func:`place` / :func:`unplace`), then per depth ``0..n_cells``: ``sel_cell``, ``sel_off`` (absolute start of the
 candidate list in ``tables``) and ``sel_len``.
 
 Tables (flat int64): a header (see ``H_*``), the neighbour of each cell in each face direction (-1 outside), the
@@ -56,14 +57,34 @@ def face_value(pl, d, tables):
 
 def required(state, cell, d, tables):
     """The value cell ``cell`` must show in direction ``d`` (0: no filled neighbour there)."""
+    return state[tables[H_CUBES] + tables[H_CELLS] + cell * 6 + d]
+
+
+def place(state, cell, pl, tables):
+    """Put placement ``pl`` in ``cell``: mark its cube used and tell each neighbour what it must show."""
     n_cubes = tables[H_CUBES]
-    nb = tables[tables[H_NBR] + cell * 6 + d]
-    if nb < 0:
-        return 0
-    p = state[n_cubes + nb]
-    if p < 0:
-        return 0
-    return -face_value(p, opposite(d), tables)
+    n_cells = tables[H_CELLS]
+    req = n_cubes + n_cells
+    state[pl // N_ROT] = 1
+    state[n_cubes + cell] = pl
+    for d in range(6):
+        nb = tables[tables[H_NBR] + cell * 6 + d]
+        if nb >= 0:
+            state[req + nb * 6 + opposite(d)] = -face_value(pl, d, tables)
+
+
+def unplace(state, cell, tables):
+    """Undo :func:`place` for ``cell``."""
+    n_cubes = tables[H_CUBES]
+    n_cells = tables[H_CELLS]
+    req = n_cubes + n_cells
+    pl = state[n_cubes + cell]
+    state[pl // N_ROT] = 0
+    state[n_cubes + cell] = -1
+    for d in range(6):
+        nb = tables[tables[H_NBR] + cell * 6 + d]
+        if nb >= 0:
+            state[req + nb * 6 + opposite(d)] = 0
 
 
 def fits(state, cell, pl, tables):
@@ -115,10 +136,9 @@ def candidates(state, cell, tables):
 
 
 def touches_filled(state, cell, tables):
-    n_cubes = tables[H_CUBES]
+    req = tables[H_CUBES] + tables[H_CELLS] + cell * 6
     for d in range(6):
-        nb = tables[tables[H_NBR] + cell * 6 + d]
-        if nb >= 0 and state[n_cubes + nb] >= 0:
+        if state[req + d] != 0:
             return True
     return False
 
@@ -131,34 +151,42 @@ def select(state, depth, tables):
     """
     n_cells = tables[H_CELLS]
     n_cubes = tables[H_CUBES]
-    sel = n_cubes + n_cells
+    sel = n_cubes + 7 * n_cells
     stride = n_cells + 1
-    best_cell = -1
-    best_count = BIG
-    best_off = 0
-    best_len = 0
+    # Pass 1: the shortest candidate list bounds the best count, so pass 2 can stop scanning a cell early.
+    bound = BIG
     first_empty = -1
     for cell in range(n_cells):
         if state[n_cubes + cell] >= 0:
             continue
         if first_empty < 0:
             first_empty = cell
-        if not touches_filled(state, cell, tables):
-            continue
-        off, ln = candidates(state, cell, tables)
-        count = 0
-        for i in range(ln):
-            if fits(state, cell, tables[off + i], tables):
-                count += 1
-                if count >= best_count:
-                    break
-        if count == 0:
-            return False
-        if count < best_count:
-            best_cell = cell
-            best_count = count
-            best_off = off
-            best_len = ln
+        if touches_filled(state, cell, tables):
+            off, ln = candidates(state, cell, tables)
+            if ln < bound:
+                bound = ln
+    best_cell = -1
+    best_count = bound + 1
+    best_off = 0
+    best_len = 0
+    if bound < BIG:
+        for cell in range(first_empty, n_cells):
+            if state[n_cubes + cell] >= 0 or not touches_filled(state, cell, tables):
+                continue
+            off, ln = candidates(state, cell, tables)
+            count = 0
+            for i in range(ln):
+                if fits(state, cell, tables[off + i], tables):
+                    count += 1
+                    if count >= best_count:
+                        break
+            if count == 0:
+                return False
+            if count < best_count:
+                best_cell = cell
+                best_count = count
+                best_off = off
+                best_len = ln
     if best_cell < 0:
         best_cell = first_empty
         best_off = tables[H_ALL]
@@ -173,32 +201,25 @@ def n_choices(state, depth, tables):
     n_cells = tables[H_CELLS]
     if depth >= n_cells:
         return 0
-    return state[tables[H_CUBES] + n_cells + 2 * (n_cells + 1) + depth]
+    return state[tables[H_CUBES] + 7 * n_cells + 2 * (n_cells + 1) + depth]
 
 
 def apply(state, depth, choice, tables):
     n_cells = tables[H_CELLS]
-    n_cubes = tables[H_CUBES]
-    sel = n_cubes + n_cells
+    sel = tables[H_CUBES] + 7 * n_cells
     stride = n_cells + 1
     cell = state[sel + depth]
     pl = tables[state[sel + stride + depth] + choice]
     if not fits(state, cell, pl, tables):
         return False
-    state[pl // N_ROT] = 1
-    state[n_cubes + cell] = pl
+    place(state, cell, pl, tables)
     if depth + 1 < n_cells:
         if not select(state, depth + 1, tables):
-            state[pl // N_ROT] = 0
-            state[n_cubes + cell] = -1
+            unplace(state, cell, tables)
             return False
     return True
 
 
 def undo(state, depth, choice, tables):
     n_cells = tables[H_CELLS]
-    n_cubes = tables[H_CUBES]
-    cell = state[n_cubes + n_cells + depth]
-    pl = state[n_cubes + cell]
-    state[pl // N_ROT] = 0
-    state[n_cubes + cell] = -1
+    unplace(state, state[tables[H_CUBES] + 7 * n_cells + depth], tables)
