@@ -20,6 +20,7 @@ SCRIPT = textwrap.dedent("""
     from numba import cuda, types
     from puzzlebatch.jit import compile_rules
     from puzzlebatch.puzzles.snake import rules as snake_rules
+    from puzzlebatch.puzzles.cubes import rules as cubes_rules
     from puzzlebatch.gpu_kernels.search import drivers
 
     import numba.cuda.dispatcher as dispatcher
@@ -30,7 +31,7 @@ SCRIPT = textwrap.dedent("""
         # Device functions called from the one being compiled ask the current device for its compute capability;
         # without a GPU, answer with the target's.
         dispatcher.get_current_device = lambda cc=cc: type("Target", (), {"compute_capability": cc})()
-        for module in [snake_rules]:
+        for module in [snake_rules, cubes_rules]:
             twins = compile_rules(module, "cuda")
             for name, twin in vars(twins).items():
                 params = inspect.signature(twin.py_func).parameters
@@ -63,4 +64,6 @@ def test_rules_and_kernels_compile_to_ptx(cc):
     tag = "sm_" + cc.replace(".", "")
     assert f"puzzlebatch.puzzles.snake.rules.apply@{tag}" in done
     assert f"puzzlebatch.puzzles.snake.rules.dfs_kernel@{tag}" in done
+    assert f"puzzlebatch.puzzles.cubes.rules.select@{tag}" in done
+    assert f"puzzlebatch.puzzles.cubes.rules.dfs_kernel@{tag}" in done
     assert len(done) >= 8

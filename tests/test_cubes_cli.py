@@ -1,0 +1,89 @@
+"""``puzzlebatch cubes``: JSON contracts, one-line errors with exit status 2, store, resume, pictures."""
+
+import json
+import subprocess
+import sys
+
+import h5py
+import pytest
+
+from puzzlebatch.cli import main
+from puzzlebatch.puzzles.cubes import model
+from puzzlebatch.runners import cubes as rc
+from puzzlebatch.runners.backend import select_backend
+
+
+def run_cli(capsys, *args):
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_solve_json_contract_and_picture(tmp_path, capsys):
+    png = tmp_path / "a.png"
+    code, out, _ = run_cli(capsys, "cubes", "solve", "--figure", "2x2x2", "--json", "--backend", "cpu",
+                           "--png", str(png), "--out", str(tmp_path / "s.h5"))
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["solved"] and doc["backend"] == "cpu" and png.stat().st_size > 1000
+    cells = sorted(tuple(a["cell"]) for a in doc["assembly"])
+    assert cells == sorted(tuple(c) for c in model.box(2, 2, 2).cells.tolist())
+    for a in doc["assembly"]:
+        assert set(a) >= {"cell", "cube", "faces"} and len(a["faces"]) == 6
+    placements = {tuple(a["cell"]): (a["cube"], a["rotation"]) for a in doc["assembly"]}
+    fig = model.box(2, 2, 2)
+    assert model.check_assembly(fig, model.load_cubes(),
+                                [placements[tuple(c)] for c in fig.cells.tolist()]) is None
+    with h5py.File(tmp_path / "s.h5", "r") as f:
+        run = f["runs"][doc["run_id"]]
+        assert run.attrs["n_committed"] == 8 and run.attrs["backend"] == "cpu"
+
+
+def test_solve_text_and_impossible_figure(tmp_path, capsys):
+    cubes = tmp_path / "males.txt"
+    cubes.write_text("1;1,2,3,4,1,2\n2;2,2,2,2,2,2\n")
+    code, out, _ = run_cli(capsys, "cubes", "solve", "--figure", "2x1x1", "--cubes", str(cubes), "--backend", "cpu")
+    assert code == 0 and "cannot be built" in out
+    code, out, _ = run_cli(capsys, "cubes", "solve", "--figure", "2x1x1", "--backend", "cpu")
+    assert code == 0 and "one assembly" in out and "(1,0,0)" in out
+
+
+def test_count_json_contract_store_and_resume(tmp_path, capsys):
+    cubes = tmp_path / "eight.txt"
+    cubes.write_text(model.load_cubes().subset(range(1, 9)).to_text())
+    expected, _, _ = rc.count(model.box(2, 2, 1), model.load_cubes().subset(range(1, 9)), select_backend("cpu"))
+    out_file = tmp_path / "c.h5"
+    common = ["cubes", "count", "--figure", "2x2x1", "--cubes", str(cubes), "--backend", "cpu", "--out",
+              str(out_file), "--json", "--budget", "50", "--batch-size", "7", "--frontier", "4"]
+    code, out, _ = run_cli(capsys, *common, "--max-batches", "2")
+    partial = json.loads(out)
+    assert code == 0 and not partial["complete"]
+    code, out, _ = run_cli(capsys, *common, "--resume")
+    final = json.loads(out)
+    assert final["complete"] and final["run_id"] == partial["run_id"]
+    assert (final["assemblies"], final["distinct"]) == (expected.assemblies, expected.distinct)
+    assert final["backend"] == "cpu"
+    with h5py.File(out_file, "r") as f:
+        assert list(f["runs"]) == [partial["run_id"]]
+        assert f["runs"][partial["run_id"]].attrs["status"] == "done"
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["solve", "--figure", "3x3x3x3"], "neither a box"),
+    (["count", "--figure", "7x4x1"], "28 cells but the cube set has only 27"),
+    (["solve", "--figure", "2x2", "--cubes", "/nonexistent/cubes.txt"], "cannot read"),
+    (["count", "--figure", "2x2", "--out", "/nonexistent-dir-xyz/r.h5", "--resume"], "does not exist"),
+])
+def test_bad_input_is_one_line_exit_2(args, fragment, capsys):
+    code, out, err = run_cli(capsys, "cubes", *args)
+    assert code == 2 and fragment in err and err.count("\n") == 1
+
+
+def test_bad_cube_file_names_the_line_in_a_subprocess(tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("1;1,2,3,4,-1,-2\n2;1,2,3,4,9,-2\n")
+    proc = subprocess.run([sys.executable, "-m", "puzzlebatch", "cubes", "solve", "--figure", "2x1x1", "--cubes",
+                           str(bad)], capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().endswith("line 2: cube 2 has face value 9, expected ±1..±4")
+    assert proc.stderr.count("\n") == 1
