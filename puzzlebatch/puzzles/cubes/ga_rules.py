@@ -1,0 +1,154 @@
+"""Genetic-algorithm operators for connector cubes (plain functions in the numba subset, both backends).
+
+A genome is a partial assembly: ``genome[cell]`` is the placement ``cube * 24 + rotation`` in that cell, -1 when
+the cell is empty.  Every operator keeps genomes valid (each cube at most once, every contact matching), so the
+fitness is simply the number of cubes placed, as in the seed document.
+
+Operators (``params`` is a float64 vector, see ``P_*``):
+
+* crossover — with probability ``params[P_BLOCK]`` a *transplant*: the donor's cubes on one row (or, with
+  probability ``params[P_PLANE]``, one plane) through a random donor cube are copied, at the same cells and in the
+  same rotations, into the empty cells of the carrier, all or nothing; otherwise (or when the transplant does not
+  fit) the document's move: one donor cube that the carrier lacks is placed in the first free cell and rotation
+  (from a random start) where it fits;
+* mutation — one cube is taken out and put back in a random free cell and rotation where it fits (it can always
+  go back where it was); with probability ``params[P_RUIN]`` it is left out instead.
+
+The random functions ``rand_below`` / ``rand_unit`` come from :mod:`puzzlebatch.ga.rng`, compiled alongside.
+"""
+
+N_ROT = 24
+
+G_CELLS = 0
+G_CUBES = 1
+G_NBR = 2
+G_FACES = 3
+G_XYZ = 4
+G_HEADER = 8
+
+P_BLOCK = 0
+P_PLANE = 1
+P_RUIN = 2
+
+
+def ga_face(pl, d, tables):
+    return tables[tables[G_FACES] + pl * 6 + d]
+
+
+def ga_opposite(d):
+    if d == 0:
+        return 5
+    if d == 5:
+        return 0
+    return (d + 1) % 4 + 1
+
+
+def has_cube(genome, cube):
+    for k in range(genome.shape[0]):
+        if genome[k] >= 0 and genome[k] // N_ROT == cube:
+            return True
+    return False
+
+
+def fits_at(genome, cell, pl, tables):
+    """Placement ``pl`` in ``cell`` matches every filled neighbour in ``genome``."""
+    for d in range(6):
+        nb = tables[tables[G_NBR] + cell * 6 + d]
+        if nb >= 0 and genome[nb] >= 0:
+            if ga_face(pl, d, tables) + ga_face(genome[nb], ga_opposite(d), tables) != 0:
+                return False
+    return True
+
+
+def fitness(genome, tables):
+    """Cubes placed (the document's weighting)."""
+    n = 0
+    for k in range(genome.shape[0]):
+        if genome[k] >= 0:
+            n += 1
+    return float(n)
+
+
+def place_anywhere(genome, cube, rng, tables):
+    """Put ``cube`` in the first free cell and rotation where it fits, scanning from a random start."""
+    n = tables[G_CELLS]
+    c0 = rand_below(rng, n)
+    r0 = rand_below(rng, N_ROT)
+    for a in range(n):
+        cell = (c0 + a) % n
+        if genome[cell] >= 0:
+            continue
+        for b in range(N_ROT):
+            pl = cube * N_ROT + (r0 + b) % N_ROT
+            if fits_at(genome, cell, pl, tables):
+                genome[cell] = pl
+                return True
+    return False
+
+
+def in_region(cell, seed_cell, axis, plane, tables):
+    """Is ``cell`` on the row along ``axis`` through ``seed_cell`` (or on the plane across ``axis``)?"""
+    xyz = tables[G_XYZ]
+    if plane:
+        return tables[xyz + cell * 3 + axis] == tables[xyz + seed_cell * 3 + axis]
+    for k in range(3):
+        if k != axis and tables[xyz + cell * 3 + k] != tables[xyz + seed_cell * 3 + k]:
+            return False
+    return True
+
+
+def transplant(child, donor, rng, params, tables):
+    """Copy the donor's cubes of one row or plane into the child's empty cells, all or nothing."""
+    n = tables[G_CELLS]
+    start = rand_below(rng, n)
+    seed_cell = -1
+    for a in range(n):
+        if donor[(start + a) % n] >= 0:
+            seed_cell = (start + a) % n
+            break
+    if seed_cell < 0:
+        return False
+    axis = rand_below(rng, 3)
+    plane = rand_unit(rng) < params[P_PLANE]
+    moved = 0
+    for cell in range(n):  # pass 1: check without touching the child
+        p = donor[cell]
+        if p < 0 or child[cell] >= 0 or not in_region(cell, seed_cell, axis, plane, tables):
+            continue
+        if has_cube(child, p // N_ROT) or not fits_at(child, cell, p, tables):
+            return False
+        moved += 1
+    if moved == 0:
+        return False
+    for cell in range(n):  # pass 2: copy (donor cubes fit each other: the donor is valid)
+        p = donor[cell]
+        if p >= 0 and child[cell] < 0 and in_region(cell, seed_cell, axis, plane, tables):
+            child[cell] = p
+    return True
+
+
+def crossover(child, donor, rng, params, tables):
+    if rand_unit(rng) < params[P_BLOCK]:
+        if transplant(child, donor, rng, params, tables):
+            return
+    n = tables[G_CELLS]
+    start = rand_below(rng, n)
+    for a in range(n):
+        p = donor[(start + a) % n]
+        if p >= 0 and not has_cube(child, p // N_ROT):
+            if place_anywhere(child, p // N_ROT, rng, tables):
+                return
+
+
+def mutate(genome, rng, params, tables):
+    n = tables[G_CELLS]
+    start = rand_below(rng, n)
+    for a in range(n):
+        cell = (start + a) % n
+        p = genome[cell]
+        if p >= 0:
+            genome[cell] = -1
+            if rand_unit(rng) >= params[P_RUIN]:
+                if not place_anywhere(genome, p // N_ROT, rng, tables):
+                    genome[cell] = p
+            return
