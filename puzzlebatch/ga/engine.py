@@ -150,7 +150,15 @@ class GeneticAlgorithm:
             k = min(len(initial), p)
             pop[:k] = initial[:k]
         pop = np.ascontiguousarray(pop)
-        return GAState(0, pop, self.evaluate(pop), seed_states(self.seed, p), evaluations=p)
+        state = GAState(0, pop, self.evaluate(pop), seed_states(self.seed, p), evaluations=p)
+        self.warm_up(state)
+        return state
+
+    def warm_up(self, state: GAState) -> None:
+        """Compile the breeding kernel on a throw-away copy, so that generation timings exclude compilation."""
+        k = min(2, len(state.population))
+        scratch = GAState(0, state.population[:k].copy(), state.fitness[:k].copy(), state.rngs[:k].copy())
+        self.breed(scratch)
 
     # -- one generation --------------------------------------------------------------------------------------
     def breed(self, state: GAState) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -208,7 +216,10 @@ class GeneticAlgorithm:
         ``state`` resumes an earlier run; ``on_generation(state, record)`` is called after every generation.
         """
         c = self.config
-        state = state or self.start()
+        if state is None:
+            state = self.start()
+        else:
+            self.warm_up(state)
         history = []
 
         def n_solved(s: GAState) -> int:

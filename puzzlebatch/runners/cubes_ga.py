@@ -125,14 +125,13 @@ def finish(figure: Figure, cubes: CubeSet, result: GAResult, seed: int, backend:
     from puzzlebatch.runners.cubes import assembly_doc
 
     filled = result.best >= 0
-    cells = figure.cells[filled]
-    part = Figure.from_cells(cells, "part") if filled.any() else None
-    if part is not None:
+    if filled.any():
         # The best genome restricted to its filled cells must be a valid (partial) assembly.
-        idx = {tuple(c): i for i, c in enumerate(figure.cells.tolist())}
-        pl = [encode.decode(result.best[[idx[tuple(c)] for c in (part.cells + figure.cells[filled].min(axis=0))
-                                          .tolist()]], cubes)][0]
-        problem = check_assembly(part, cubes, pl)
+        part = Figure.from_cells(figure.cells[filled], "part")
+        index = figure.index()
+        origin = figure.cells[filled].min(axis=0)
+        genes = result.best[[index[tuple(c)] for c in (part.cells + origin).tolist()]]
+        problem = check_assembly(part, cubes, encode.decode(genes, cubes))
         if problem:
             raise AssertionError(f"GA produced an invalid partial assembly: {problem}")
     assembly = None
