@@ -5,11 +5,13 @@ import subprocess
 import sys
 
 import h5py
+import numpy as np
 import pytest
 
 from puzzlebatch.cli import main
 from puzzlebatch.puzzles.cubes import model
 from puzzlebatch.runners import cubes as rc
+from puzzlebatch.runners import cubes_ga as rc_ga
 from puzzlebatch.runners.backend import select_backend
 
 
@@ -87,3 +89,68 @@ def test_bad_cube_file_names_the_line_in_a_subprocess(tmp_path):
     assert proc.returncode == 2
     assert proc.stderr.strip().endswith("line 2: cube 2 has face value 9, expected ±1..±4")
     assert proc.stderr.count("\n") == 1
+
+
+def test_ga_json_contract_and_history(tmp_path, capsys):
+    out_file = tmp_path / "g.h5"
+    common = ["cubes", "ga", "--figure", "3x3x2", "--seed", "1", "--population", "32", "--backend", "cpu",
+              "--out", str(out_file), "--json", "--block", "0.3", "--checkpoint-every", "0"]
+    code, out, _ = run_cli(capsys, *common, "--generations", "4")
+    first = json.loads(out)
+    assert code == 0 and first["generation"] == 4 and first["backend"] == "cpu"
+    assert {"success", "generation", "evaluations_per_second", "best_cubes"} <= set(first)
+    from puzzlebatch.results.store import ResultsStore
+
+    with ResultsStore(out_file, "r") as store:
+        items = store.run(first["run_id"]).items()
+        assert list(items["generation"]) == [1, 2, 3, 4]
+        assert items["fitness"].shape == (4, 32)
+        assert list(items["best"]) == [float(v.max()) for v in items["fitness"]]
+    assert first["success"] is False and first["assembly"] is None  # 18 cubes cannot be placed in 4 generations
+    assert first["best_cubes"] <= 5
+
+
+def test_ga_resume_continues_the_same_run(tmp_path, capsys):
+    out_file = tmp_path / "g.h5"
+    common = ["cubes", "ga", "--figure", "3x3x3", "--seed", "2", "--population", "24", "--backend", "cpu",
+              "--generations", "6", "--json", "--checkpoint-every", "0"]
+    code, out, _ = run_cli(capsys, *common, "--out", str(tmp_path / "whole.h5"))
+    whole = json.loads(out)
+    # Simulate a kill after generation 3: keep the history and checkpoint of the first 3 generations only.
+    from puzzlebatch.ga.engine import GeneticAlgorithm, GAConfig
+    from puzzlebatch.ga.history import GARecorder
+    from puzzlebatch.results.store import ResultsStore
+
+    config = GAConfig(population=24, generations=6)
+    params = None
+    with ResultsStore(tmp_path / "whole.h5", "r") as s:
+        params = s.run(whole["run_id"]).attrs["params"]
+    with ResultsStore(out_file, "a") as store:
+        run = store.create_run("cubes", "ga", backend="cpu", device="test", seed=2, params=params)
+        ga = GeneticAlgorithm(rc_ga.ga_problem(model.box(3, 3, 3), model.load_cubes(), rc_ga.Operators()),
+                              select_backend("cpu"), GAConfig(population=24, generations=3), seed=2)
+        rec = GARecorder(run, checkpoint_every=1e9)
+        _, state = ga.run(on_generation=rec)
+        rec.commit(state)
+        run.finish("interrupted")
+    code, out, _ = run_cli(capsys, *common, "--out", str(out_file), "--resume")
+    resumed = json.loads(out)
+    assert code == 0 and resumed["generation"] == whole["generation"] == 6
+    assert resumed["best_cubes"] == whole["best_cubes"] and resumed["evaluations"] == whole["evaluations"]
+    with ResultsStore(out_file, "r") as s, ResultsStore(tmp_path / "whole.h5", "r") as w:
+        a, b = s.run(resumed["run_id"]).items(), w.run(whole["run_id"]).items()
+        assert list(a["generation"]) == list(range(1, 7))
+        assert np.array_equal(a["fitness"], b["fitness"]) and np.array_equal(a["best_genome"], b["best_genome"])
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["--population", "1"], "--population 1"),
+    (["--block", "2"], "--block 2.0"),
+    (["--figure", "3x3x4"], "36 cells"),
+])
+def test_ga_bad_input(args, fragment, tmp_path, capsys):
+    argv = ["cubes", "ga", "--backend", "cpu", "--out", str(tmp_path / "x.h5")]
+    if "--figure" not in args:
+        argv += ["--figure", "2x2x2"]
+    code, _, err = run_cli(capsys, *argv, *args)
+    assert code == 2 and fragment in err and err.count("\n") == 1
