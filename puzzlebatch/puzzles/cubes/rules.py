@@ -212,14 +212,26 @@ def apply(state, depth, choice, tables):
     pl = tables[state[sel + stride + depth] + choice]
     if not fits(state, cell, pl, tables):
         return False
+    if depth + 1 == n_cells:
+        # The last cell: nothing is selected after it, so its neighbours' requirements need no update (a leaf
+        # costs a check and two writes; counts are mostly leaves).
+        state[pl // N_ROT] = 1
+        state[tables[H_CUBES] + cell] = pl
+        return True
     place(state, cell, pl, tables)
-    if depth + 1 < n_cells:
-        if not select(state, depth + 1, tables):
-            unplace(state, cell, tables)
-            return False
+    if not select(state, depth + 1, tables):
+        unplace(state, cell, tables)
+        return False
     return True
 
 
 def undo(state, depth, choice, tables):
     n_cells = tables[H_CELLS]
-    unplace(state, state[tables[H_CUBES] + 7 * n_cells + depth], tables)
+    n_cubes = tables[H_CUBES]
+    cell = state[n_cubes + 7 * n_cells + depth]
+    if depth + 1 == n_cells:
+        pl = state[n_cubes + cell]
+        state[pl // N_ROT] = 0
+        state[n_cubes + cell] = -1
+        return
+    unplace(state, cell, tables)
