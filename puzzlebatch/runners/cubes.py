@@ -14,9 +14,11 @@ from puzzlebatch.runners.search import BatchDFS, Frontier, SearchProblem, Search
     default_settings
 
 
-def problem(figure: Figure, cubes: CubeSet) -> SearchProblem:
+def problem(figure: Figure, cubes: CubeSet, order: str = "lookup") -> SearchProblem:
+    """The search tree of a figure; ``order`` picks the branching cell (``lookup``, ``exact``, ``fixed``; see
+    :func:`puzzlebatch.puzzles.cubes.rules.select`)."""
     check_fits(figure, cubes)
-    tab = encode.tables(figure, cubes)
+    tab = encode.tables(figure, cubes, order)
     return SearchProblem(rules=rules, tables=tab, root=encode.root_state(figure, cubes, tab), goal=figure.n_cells)
 
 
@@ -54,8 +56,8 @@ def make_canonicalize(figure: Figure, cubes: CubeSet):
 
 
 def searcher(figure: Figure, cubes: CubeSet, backend: Backend, settings: SearchSettings | None = None,
-             symmetry: bool = True) -> BatchDFS:
-    return BatchDFS(problem(figure, cubes), backend, settings,
+             symmetry: bool = True, order: str = "lookup") -> BatchDFS:
+    return BatchDFS(problem(figure, cubes, order), backend, settings,
                     canonicalize=make_canonicalize(figure, cubes) if symmetry else None)
 
 
@@ -79,12 +81,12 @@ class CountResult:
 def count(figure: Figure, cubes: CubeSet, backend: Backend, settings: SearchSettings | None = None, *,
           frontier: Frontier | None = None, totals: SearchTotals | None = None, on_batch=None,
           max_batches: int | None = None, elapsed: float = 0.0,
-          symmetry: bool = True) -> tuple[CountResult, Frontier, SearchTotals]:
+          symmetry: bool = True, order: str = "lookup") -> tuple[CountResult, Frontier, SearchTotals]:
     """Count the assemblies of ``figure`` (every choice of cube and rotation per cell) and the distinct ones up to
     the figure's rotations (the group acts freely: a rotation turns every cube, so no assembly is its own
     image)."""
     t0 = time.perf_counter()
-    dfs = searcher(figure, cubes, backend, settings, symmetry)
+    dfs = searcher(figure, cubes, backend, settings, symmetry, order)
     totals, rest = dfs.count(frontier, totals, on_batch=on_batch, max_batches=max_batches)
     n_sym = len(figure.symmetries())
     complete = len(rest) == 0
@@ -121,9 +123,9 @@ class SolveResult:
 def solve_settings(backend: Backend) -> SearchSettings:
     """Settings for a first-assembly search.
 
-    On the CPU one item at a time with a large budget: the first assembly of the 3x3x3 lies some 35,000 nodes into
-    the tree, and items searched beside it in parallel are mostly wasted work (measured: 70 ms with 1 item per
-    launch against 290 ms with 64).  GPUs keep the foundation's wide launches.
+    On the CPU one item at a time with a large budget: the first assembly of the 3x3x3 lies some tens of thousands
+    of nodes into the tree, and items searched beside it in parallel are mostly wasted work (measured: 70 ms with 1
+    item per launch against 290 ms with 64).  GPUs keep the foundation's wide launches.
     """
     s = default_settings(backend)
     if backend.name == "cpu":
@@ -131,11 +133,12 @@ def solve_settings(backend: Backend) -> SearchSettings:
     return s
 
 
-def solve(figure: Figure, cubes: CubeSet, backend: Backend, settings: SearchSettings | None = None) -> SolveResult:
+def solve(figure: Figure, cubes: CubeSet, backend: Backend, settings: SearchSettings | None = None,
+          order: str = "lookup") -> SolveResult:
     """One assembly (the first in depth-first order over one representative per symmetry class), or a proof that
     none exists (the whole tree searched)."""
     t0 = time.perf_counter()
-    dfs = searcher(figure, cubes, backend, settings or solve_settings(backend))
+    dfs = searcher(figure, cubes, backend, settings or solve_settings(backend), order=order)
     totals, _ = dfs.first()
     assembly = None
     if totals.solutions:

@@ -77,7 +77,7 @@ def run_solve(args) -> int:
     figure, cube_set = _inputs(args)
     backend = select_backend(args.backend)
     settings = _settings(args, backend, cubes.solve_settings(backend))
-    result = cubes.solve(figure, cube_set, backend, settings)
+    result = cubes.solve(figure, cube_set, backend, settings, order=args.order)
     doc = result.to_json() | {"device": backend.device}
     if args.out:
         from puzzlebatch.results.store import ResultsStore
@@ -128,7 +128,8 @@ def _open_count_run(args, figure, cube_set, backend, params: dict):
             a = run.attrs
             if a.get("family") == "cubes" and a.get("algorithm") == "count" and a.get("status") != "done" \
                     and a["params"].get("figure_cells") == params["figure_cells"] \
-                    and a["params"].get("cubes_text") == params["cubes_text"]:
+                    and a["params"].get("cubes_text") == params["cubes_text"] \
+                    and a["params"].get("order") == params["order"]:
                 return store, run, out
         store.close()
         raise PuzzleInputError(f"--resume: {out} has no unfinished count of figure {figure} with these cubes")
@@ -147,8 +148,8 @@ def run_count(args) -> int:
     backend = select_backend(args.backend)
     settings = _settings(args, backend)
     params = {"figure": str(figure), "figure_cells": figure.cells.tolist(), "cubes": cube_set.source,
-              "cubes_text": cube_set.to_text(), "budget": settings.budget, "batch_size": settings.batch_size,
-              "frontier_target": settings.frontier_target}
+              "cubes_text": cube_set.to_text(), "order": args.order, "budget": settings.budget,
+              "batch_size": settings.batch_size, "frontier_target": settings.frontier_target}
     store, run, out = _open_count_run(args, figure, cube_set, backend, params)
     frontier, totals, elapsed = None, None, 0.0
     if args.resume:
@@ -177,7 +178,8 @@ def run_count(args) -> int:
 
     try:
         result, rest, totals = cubes.count(figure, cube_set, backend, settings, frontier=frontier, totals=totals,
-                                           on_batch=on_batch, max_batches=args.max_batches, elapsed=elapsed)
+                                           on_batch=on_batch, max_batches=args.max_batches, elapsed=elapsed,
+                                           order=args.order)
     except KeyboardInterrupt:
         progress.close()
         run.finish("interrupted", seconds=elapsed + time.perf_counter() - t0)
@@ -220,6 +222,9 @@ def _search_knobs(p) -> None:
     p.add_argument("--budget", type=int, help="DFS nodes per work item per launch")
     p.add_argument("--batch-size", type=int, help="work items per launch")
     p.add_argument("--frontier", type=int, help="expand the root into this many work items")
+    p.add_argument("--order", choices=["lookup", "exact", "fixed"], default="lookup",
+                   help="branching cell: lookup = shortest candidate list (default), exact = fewest fitting "
+                        "placements with forward checking, fixed = z, y, x order")
 
 
 def register(sub) -> None:

@@ -15,8 +15,12 @@ def placement_faces(cubes: CubeSet) -> np.ndarray:
     return cubes.faces[:, FACE_FROM].reshape(len(cubes) * N_ROT, 6)
 
 
-def tables(figure: Figure, cubes: CubeSet) -> np.ndarray:
-    """The flat int64 tables of a figure and a cube set."""
+ORDERS = {"lookup": rules.ORDER_LOOKUP, "exact": rules.ORDER_EXACT, "fixed": rules.ORDER_FIXED}
+
+
+def tables(figure: Figure, cubes: CubeSet, order: str = "lookup") -> np.ndarray:
+    """The flat int64 tables of a figure and a cube set; ``order`` picks the branching cell (``lookup``, ``exact``
+    or ``fixed``, see :func:`puzzlebatch.puzzles.cubes.rules.select`)."""
     faces = placement_faces(cubes)
     n_place = len(faces)
     single: list[list[int]] = [[] for _ in range(6 * 8)]
@@ -40,6 +44,7 @@ def tables(figure: Figure, cubes: CubeSet) -> np.ndarray:
     header = parts[0]
     header[rules.H_CELLS] = figure.n_cells
     header[rules.H_CUBES] = len(cubes)
+    header[rules.H_ORDER] = ORDERS[order]
     pos = rules.HEADER
     for key, arr in ((rules.H_NBR, figure.neighbours().ravel()), (rules.H_FACES, faces.ravel()),
                      (rules.H_ALL, np.arange(n_place)), (rules.H_SINGLE_START, s_start), (rules.H_SINGLE, s_data),

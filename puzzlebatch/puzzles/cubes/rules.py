@@ -1,12 +1,12 @@
 """Connector-cube rules for the batch DFS (plain functions in the numba subset; compiled for CPU and CUDA).
 
-The node at ``depth`` has ``depth`` cells filled.  Before a node is searched its branching cell is chosen: the
-empty cell with the fewest fitting (cube, rotation) placements, among the cells that touch a filled one (or the
-first empty cell when none does).  Its moves are the entries of a candidate list read from a table keyed by the
-connector values its filled neighbours require: the list of placements showing the required values on two of its
-constrained faces (or one, or every placement), so a cell's candidates come from a lookup, not a scan; ``apply``
-checks the remaining faces and that the cube is still unused.  A move that leaves some empty cell with no fitting
-placement is refused (forward checking), so dead ends are cut one level early.
+The node at ``depth`` has ``depth`` cells filled.  Before a node is searched its branching cell is chosen (see
+:func:`select`: by default the most constrained cell, judged by the length of its candidate list).  Its moves are
+the entries of a candidate list read from a table keyed by the connector values its filled neighbours require:
+the list of placements showing the required values on two of its constrained faces (or one, or every placement),
+so a cell's candidates come from a lookup, not a scan; ``apply`` checks the remaining faces and that the cube is
+still unused.  With ``ORDER_EXACT`` a move that leaves some empty cell with no fitting placement is refused
+(forward checking).
 
 A placement is ``cube * 24 + rotation`` (cube = index in the cube set).
 
@@ -32,6 +32,10 @@ H_SINGLE_START = 5
 H_SINGLE = 6
 H_PAIR_START = 7
 H_PAIR = 8
+H_ORDER = 9  # branching cell: ORDER_LOOKUP, ORDER_EXACT or ORDER_FIXED
+ORDER_LOOKUP = 0
+ORDER_EXACT = 1
+ORDER_FIXED = 2
 HEADER = 16
 
 
@@ -144,15 +148,45 @@ def touches_filled(state, cell, tables):
 
 
 def select(state, depth, tables):
-    """Choose the branching cell of the node at ``depth``; False when some empty cell has no fitting placement.
+    """Choose the branching cell of the node at ``depth``; False when the node is a dead end.
 
-    The chosen cell is the empty cell touching a filled one with the fewest fitting placements (the first such
-    cell on ties); when no empty cell touches a filled one, the first empty cell with every placement.
+    ``tables[H_ORDER]`` picks the rule:
+
+    * ``ORDER_LOOKUP`` (default): among the empty cells touching a filled one, the cell whose candidate list (a
+      table lookup keyed by the values its neighbours require) is shortest; the first empty cell when none
+      touches a filled one.
+    * ``ORDER_EXACT``: the empty cell with the fewest *fitting* placements (the list scanned, used cubes and every
+      face checked), and forward checking: False as soon as some empty cell has none.  Fewer nodes, dearer nodes.
+    * ``ORDER_FIXED``: the first empty cell in index order (z, then y, then x), no look-ahead.
     """
     n_cells = tables[H_CELLS]
     n_cubes = tables[H_CUBES]
     sel = n_cubes + 7 * n_cells
     stride = n_cells + 1
+    if tables[H_ORDER] == ORDER_FIXED:
+        for cell in range(n_cells):
+            if state[n_cubes + cell] < 0:
+                off, ln = candidates(state, cell, tables)
+                state[sel + depth] = cell
+                state[sel + stride + depth] = off
+                state[sel + 2 * stride + depth] = ln
+                return True
+        return False
+    if tables[H_ORDER] == ORDER_LOOKUP:
+        best_cell = -1
+        best_len = BIG
+        best_off = 0
+        for cell in range(n_cells):
+            if state[n_cubes + cell] < 0 and (best_cell < 0 or touches_filled(state, cell, tables)):
+                off, ln = candidates(state, cell, tables)
+                if ln < best_len:
+                    best_cell = cell
+                    best_len = ln
+                    best_off = off
+        state[sel + depth] = best_cell
+        state[sel + stride + depth] = best_off
+        state[sel + 2 * stride + depth] = best_len
+        return best_cell >= 0
     # Pass 1: the shortest candidate list bounds the best count, so pass 2 can stop scanning a cell early.
     bound = BIG
     first_empty = -1
