@@ -106,7 +106,7 @@ def valid_partial(figure, cubes, genome):
 
 def test_cube_operators_keep_every_genome_valid(cpu):
     figure, cubes = model.box(3, 2, 2), model.load_cubes()
-    ops = cubes_ga.Operators(p_block=0.5, p_plane=0.5, p_ruin=0.3)
+    ops = cubes_ga.Operators(p_block=0.5, p_plane=0.5, p_ruin=0.3, grow=True)
     ga = GeneticAlgorithm(cubes_ga.ga_problem(figure, cubes, ops), cpu,
                           GAConfig(population=48, generations=15, p_mutation=0.5, n_parents=3), seed=11)
     state = ga.start()
@@ -130,6 +130,14 @@ def test_ga_builds_the_figures_the_document_could_not(dims, seed, cpu):
     placements = {tuple(a["cell"]): (a["cube"], a["rotation"]) for a in r.assembly}
     assert model.check_assembly(figure, model.load_cubes(),
                                 [placements[tuple(c)] for c in figure.cells.tolist()]) is None
+
+
+def test_ruin_and_recreate_reaches_3x3x2(cpu):
+    # The document's operators stall on 3x3x2 for some seeds; ruin-and-recreate mutations build it at once.
+    r, _ = cubes_ga.run_ga(model.box(3, 3, 2), model.load_cubes(), cpu,
+                           GAConfig(population=64, generations=200, p_mutation=0.5),
+                           cubes_ga.Operators(p_ruin=1.0, grow=True), 1)
+    assert r.success and r.best_cubes == 18
 
 
 def test_layer_seeding_lays_complete_layers(cpu):

@@ -20,10 +20,11 @@ class Operators:
 
     p_block: float = 0.0  # probability that a crossover transplants a row or a plane
     p_plane: float = 0.5  # given a transplant, probability of a plane rather than a row
-    p_ruin: float = 0.0  # probability that a mutation drops its cube instead of moving it
+    p_ruin: float = 0.0  # probability that a mutation is a ruin-and-recreate move instead of a cube move
+    grow: bool = False  # place cubes next to placed ones first
 
     def params(self) -> np.ndarray:
-        return np.array([self.p_block, self.p_plane, self.p_ruin], np.float64)
+        return np.array([self.p_block, self.p_plane, self.p_ruin, 1.0 if self.grow else 0.0], np.float64)
 
 
 def ga_tables(figure: Figure, cubes: CubeSet) -> np.ndarray:

@@ -25,7 +25,7 @@ def _ops(args):
         v = getattr(args, name)
         if not 0.0 <= v <= 1.0:
             raise PuzzleInputError(f"--{name} {v}: a probability in [0, 1]")
-    return Operators(p_block=args.block, p_plane=args.plane, p_ruin=args.ruin)
+    return Operators(p_block=args.block, p_plane=args.plane, p_ruin=args.ruin, grow=args.grow)
 
 
 def run_ga_cmd(args) -> int:
@@ -131,7 +131,9 @@ def register(verbs) -> None:
                    help="probability that a crossover moves a whole row or plane of the donor (default 0)")
     p.add_argument("--plane", type=float, default=0.5, help="given a block move, probability of a plane (0.5)")
     p.add_argument("--ruin", type=float, default=0.0,
-                   help="probability that a mutation drops its cube instead of moving it (default 0)")
+                   help="probability that a mutation empties a hole's neighbourhood and refills the figure from "
+                        "every unused cube (ruin and recreate) instead of moving one cube (default 0)")
+    p.add_argument("--grow", action="store_true", help="place cubes next to placed ones first")
     p.add_argument("--seed-layers", action="store_true",
                    help="seed the population with GA-built bottom layers (e.g. 2x2x1 layers for 2x2x2)")
     p.add_argument("--out", help="results file (default: results/cubes-ga-<time>.h5)")

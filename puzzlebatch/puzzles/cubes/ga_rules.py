@@ -11,8 +11,11 @@ Operators (``params`` is a float64 vector, see ``P_*``):
   same rotations, into the empty cells of the carrier, all or nothing; otherwise (or when the transplant does not
   fit) the document's move: one donor cube that the carrier lacks is placed in the first free cell and rotation
   (from a random start) where it fits;
+* placement — a cube is put in the first free cell and rotation (from a random start) where it fits; with
+  ``params[P_GROW] > 0`` cells that touch a placed cube are tried first, so the figure grows in one piece;
 * mutation — one cube is taken out and put back in a random free cell and rotation where it fits (it can always
-  go back where it was); with probability ``params[P_RUIN]`` it is left out instead.
+  go back where it was); with probability ``params[P_RUIN]`` instead *ruin and recreate*: a hole and its six
+  neighbours are emptied and the whole figure is refilled greedily from every unused cube.
 
 The random functions ``rand_below`` / ``rand_unit`` come from :mod:`puzzlebatch.ga.rng`, compiled alongside.
 """
@@ -29,6 +32,7 @@ G_HEADER = 8
 P_BLOCK = 0
 P_PLANE = 1
 P_RUIN = 2
+P_GROW = 3
 
 
 def ga_face(pl, d, tables):
@@ -69,20 +73,36 @@ def fitness(genome, tables):
     return float(n)
 
 
-def place_anywhere(genome, cube, rng, tables):
-    """Put ``cube`` in the first free cell and rotation where it fits, scanning from a random start."""
+def touches(genome, cell, tables):
+    for d in range(6):
+        nb = tables[tables[G_NBR] + cell * 6 + d]
+        if nb >= 0 and genome[nb] >= 0:
+            return True
+    return False
+
+
+def place_anywhere(genome, cube, rng, params, tables):
+    """Put ``cube`` in the first free cell and rotation where it fits, scanning from a random start.
+
+    With ``params[P_GROW] > 0`` cells touching a placed cube are tried first (the figure grows in one piece)."""
     n = tables[G_CELLS]
     c0 = rand_below(rng, n)
     r0 = rand_below(rng, N_ROT)
-    for a in range(n):
-        cell = (c0 + a) % n
-        if genome[cell] >= 0:
-            continue
-        for b in range(N_ROT):
-            pl = cube * N_ROT + (r0 + b) % N_ROT
-            if fits_at(genome, cell, pl, tables):
-                genome[cell] = pl
-                return True
+    first_pass = 0
+    if params[P_GROW] > 0.0:
+        first_pass = 1
+    for phase in range(first_pass, -1, -1):
+        for a in range(n):
+            cell = (c0 + a) % n
+            if genome[cell] >= 0:
+                continue
+            if phase == 1 and not touches(genome, cell, tables):
+                continue
+            for b in range(N_ROT):
+                pl = cube * N_ROT + (r0 + b) % N_ROT
+                if fits_at(genome, cell, pl, tables):
+                    genome[cell] = pl
+                    return True
     return False
 
 
@@ -136,11 +156,59 @@ def crossover(child, donor, rng, params, tables):
     for a in range(n):
         p = donor[(start + a) % n]
         if p >= 0 and not has_cube(child, p // N_ROT):
-            if place_anywhere(child, p // N_ROT, rng, tables):
+            if place_anywhere(child, p // N_ROT, rng, params, tables):
                 return
 
 
+def refill(genome, rng, tables):
+    """Fill every empty cell it can with unused cubes (cells, cubes and rotations each scanned from a random
+    start)."""
+    n = tables[G_CELLS]
+    m = tables[G_CUBES]
+    c0 = rand_below(rng, n)
+    for a in range(n):
+        cell = (c0 + a) % n
+        if genome[cell] >= 0:
+            continue
+        k0 = rand_below(rng, m)
+        r0 = rand_below(rng, N_ROT)
+        done = False
+        for k in range(m):
+            cube = (k0 + k) % m
+            if has_cube(genome, cube):
+                continue
+            for b in range(N_ROT):
+                pl = cube * N_ROT + (r0 + b) % N_ROT
+                if fits_at(genome, cell, pl, tables):
+                    genome[cell] = pl
+                    done = True
+                    break
+            if done:
+                break
+
+
+def ruin_and_recreate(genome, rng, tables):
+    """Empty a random cell's neighbourhood (the cell and its six neighbours), then refill the whole figure greedily
+    from every unused cube: a large move that can get past a hole no single cube fits."""
+    n = tables[G_CELLS]
+    start = rand_below(rng, n)
+    centre = start
+    for a in range(n):  # prefer a hole: that is where the figure is stuck
+        if genome[(start + a) % n] < 0:
+            centre = (start + a) % n
+            break
+    genome[centre] = -1
+    for d in range(6):
+        nb = tables[tables[G_NBR] + centre * 6 + d]
+        if nb >= 0:
+            genome[nb] = -1
+    refill(genome, rng, tables)
+
+
 def mutate(genome, rng, params, tables):
+    if rand_unit(rng) < params[P_RUIN]:
+        ruin_and_recreate(genome, rng, tables)
+        return
     n = tables[G_CELLS]
     start = rand_below(rng, n)
     for a in range(n):
@@ -148,7 +216,6 @@ def mutate(genome, rng, params, tables):
         p = genome[cell]
         if p >= 0:
             genome[cell] = -1
-            if rand_unit(rng) >= params[P_RUIN]:
-                if not place_anywhere(genome, p // N_ROT, rng, tables):
-                    genome[cell] = p
+            if not place_anywhere(genome, p // N_ROT, rng, params, tables):
+                genome[cell] = p
             return
