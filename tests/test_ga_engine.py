@@ -158,3 +158,21 @@ def test_bad_config_is_an_input_error():
         GAConfig(population=1).check()
     with pytest.raises(PuzzleInputError, match="--mutation 1.5"):
         GAConfig(p_mutation=1.5).check()
+
+
+def test_real_valued_genomes_with_tournament_selection(cpu):
+    # Issue 8's weight tuning has float genomes and negative fitness: the engine must take both.
+    from tests.ga_toy import sphere_rules
+
+    def init(rng, n):
+        return rng.uniform(-3.0, 3.0, size=(n, 4))
+
+    problem = GAProblem(rules=sphere_rules, tables=np.zeros(1, np.int64), params=np.array([0.1]), init=init,
+                        target=-1e-3, name="sphere")
+    ga = GeneticAlgorithm(problem, cpu, GAConfig(population=40, generations=300, p_mutation=0.5,
+                                                 selection="tournament", tournament_size=3), seed=2)
+    start = ga.start()
+    result, state = ga.run(GAState(0, start.population.copy(), start.fitness.copy(), start.rngs.copy()))
+    assert state.population.dtype == np.float64
+    assert result.best_fitness > start.fitness.max()
+    assert result.success and np.allclose(result.best, 0.5, atol=0.05)
