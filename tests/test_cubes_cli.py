@@ -41,6 +41,15 @@ def test_solve_json_contract_and_picture(tmp_path, capsys):
         assert run.attrs["n_committed"] == 8 and run.attrs["backend"] == "cpu"
 
 
+def test_solve_a_voxel_figure(tmp_path, capsys):
+    fig = tmp_path / "tee.txt"
+    fig.write_text("###\n.#.\n\n.#.\n")
+    code, out, _ = run_cli(capsys, "cubes", "solve", "--figure", str(fig), "--backend", "cpu", "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["solved"] and doc["figure"] == "tee.txt"
+    assert sorted(tuple(a["cell"]) for a in doc["assembly"]) == [(0, 0, 0), (1, 0, 0), (1, 0, 1), (1, 1, 0), (2, 0, 0)]
+
+
 def test_solve_text_and_impossible_figure(tmp_path, capsys):
     cubes = tmp_path / "males.txt"
     cubes.write_text("1;1,2,3,4,1,2\n2;2,2,2,2,2,2\n")
@@ -154,3 +163,11 @@ def test_ga_bad_input(args, fragment, tmp_path, capsys):
         argv += ["--figure", "2x2x2"]
     code, _, err = run_cli(capsys, *argv, *args)
     assert code == 2 and fragment in err and err.count("\n") == 1
+
+
+def test_ga_seed_layers_from_the_command_line(tmp_path, capsys):
+    code, out, _ = run_cli(capsys, "cubes", "ga", "--figure", "2x2x2", "--seed", "5", "--population", "32",
+                           "--backend", "cpu", "--seed-layers", "--out", str(tmp_path / "l.h5"), "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["success"]
+    assert doc["seeding"]["layer"] == "2x2x2 layer z=0" and doc["seeding"]["seeds"] >= 2

@@ -249,8 +249,6 @@ def register(sub) -> None:
     p.add_argument("--max-batches", type=int, help="stop after this many launches (resume later)")
     p.set_defaults(func=run_count)
 
-    try:
-        from puzzlebatch.runners import cubes_ga_cli
-    except ImportError:  # pragma: no cover - the GA verb lives in its own module
-        return
+    from puzzlebatch.runners import cubes_ga_cli  # the GA verb lives in its own module
+
     cubes_ga_cli.register(verbs)
