@@ -142,7 +142,8 @@ def main() -> None:
 
         print(f"{str(fig):7s} {len(ok):>4d}/{n_seeds:<3d} {f(row['ours_median_generations'], '5.0f')} "
               f"{f(row['ours_median_s'], '7.3f')} {row['ours_evals_per_s']:9.0f} | {len(eok):>4d}/{n_seeds:<3d} "
-              f"{f(row['ext_median_generations'], '5.0f')} {f(row['ext_median_s'], '7.3f')} | {len(dok):>4d}/{n_seeds:<3d} "
+              f"{f(row['ext_median_generations'], '5.0f')} {f(row['ext_median_s'], '7.3f')} | "
+              f"{len(dok):>4d}/{n_seeds:<3d} "
               f"{f(row['doc_median_iterations'], '7.0f')} {f(row['doc_median_s'], '7.3f')} | {ex_med:13.3f}",
               flush=True)
     report["ga"] = ga_rows

@@ -130,7 +130,6 @@ def test_ga_resume_continues_the_same_run(tmp_path, capsys):
     from puzzlebatch.ga.history import GARecorder
     from puzzlebatch.results.store import ResultsStore
 
-    config = GAConfig(population=24, generations=6)
     params = None
     with ResultsStore(tmp_path / "whole.h5", "r") as s:
         params = s.run(whole["run_id"]).attrs["params"]

@@ -1,5 +1,7 @@
 """A toy family for the generic GA engine: OneMax (maximise the number of 1 genes), numba-subset operators."""
 
+from puzzlebatch.ga.rng import rand_below, rand_unit  # compiled alongside by compile_ga_rules
+
 
 def fitness(genome, tables):
     s = 0

@@ -1,5 +1,7 @@
 """A toy family with real-valued genomes (like player weights): maximise -sum((g - 0.5)^2)."""
 
+from puzzlebatch.ga.rng import rand_below, rand_normal, rand_unit  # compiled alongside by compile_ga_rules
+
 
 def fitness(genome, tables):
     s = 0.0

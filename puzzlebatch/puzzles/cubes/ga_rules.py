@@ -17,8 +17,11 @@ Operators (``params`` is a float64 vector, see ``P_*``):
   go back where it was); with probability ``params[P_RUIN]`` instead *ruin and recreate*: a hole and its six
   neighbours are emptied and the whole figure is refilled greedily from every unused cube.
 
-The random functions ``rand_below`` / ``rand_unit`` come from :mod:`puzzlebatch.ga.rng`, compiled alongside.
+The random functions ``rand_below`` / ``rand_unit`` come from :mod:`puzzlebatch.ga.rng`; compile_ga_rules swaps
+them for their compiled twins.
 """
+
+from puzzlebatch.ga.rng import rand_below, rand_unit  # compiled alongside by compile_ga_rules
 
 N_ROT = 24
 

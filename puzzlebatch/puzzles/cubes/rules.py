@@ -12,8 +12,8 @@ A placement is ``cube * 24 + rotation`` (cube = index in the cube set).
 
 State (int64 vector, :mod:`puzzlebatch.puzzles.cubes.encode`): ``used[n_cubes]`` (0/1), ``pl[n_cells]``
 (placement per cell, -1 empty), ``req[n_cells * 6]`` (the value each face of each cell must show, 0 where no
-filled neighbour, kept up to date by :func:`place` / :func:`unplace`), then per depth ``0..n_cells``: ``sel_cell``, ``sel_off`` (absolute start of the
-candidate list in ``tables``) and ``sel_len``.
+filled neighbour, kept up to date by :func:`place` / :func:`unplace`), then per depth ``0..n_cells``:
+``sel_cell``, ``sel_off`` (absolute start of the candidate list in ``tables``) and ``sel_len``.
 
 Tables (flat int64): a header (see ``H_*``), the neighbour of each cell in each face direction (-1 outside), the
 face values of every placement (``n_cubes * 24 * 6``), the list of all placements, and two CSR lists: placements
