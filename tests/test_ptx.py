@@ -21,6 +21,7 @@ SCRIPT = textwrap.dedent("""
     from puzzlebatch.jit import compile_rules
     from puzzlebatch.puzzles.snake import rules as snake_rules
     from puzzlebatch.puzzles.polyomino import rules as polyomino_rules
+    from puzzlebatch.puzzles.cubes import rules as cubes_rules
     from puzzlebatch.gpu_kernels.search import drivers
 
     import numba.cuda.dispatcher as dispatcher
@@ -31,7 +32,7 @@ SCRIPT = textwrap.dedent("""
         # Device functions called from the one being compiled ask the current device for its compute capability;
         # without a GPU, answer with the target's.
         dispatcher.get_current_device = lambda cc=cc: type("Target", (), {"compute_capability": cc})()
-        for module in [snake_rules, polyomino_rules]:
+        for module in [snake_rules, polyomino_rules, cubes_rules]:
             twins = compile_rules(module, "cuda")
             for name, twin in vars(twins).items():
                 params = inspect.signature(twin.py_func).parameters
@@ -91,6 +92,8 @@ def test_rules_and_kernels_compile_to_ptx(cc):
     for rule in ("apply", "next_choice", "dead_region", "mrv_item"):
         assert f"puzzlebatch.puzzles.polyomino.rules.{rule}@{tag}" in done
     assert f"puzzlebatch.puzzles.polyomino.rules.dfs_kernel@{tag}" in done
+    assert f"puzzlebatch.puzzles.cubes.rules.select@{tag}" in done
+    assert f"puzzlebatch.puzzles.cubes.rules.dfs_kernel@{tag}" in done
     assert len(done) >= 8
     for kernel in ("init_kernel", "commands_kernel", "policy_kernel", "placements_kernel", "lockable_kernel"):
         assert f"puzzlebatch.gpu_kernels.hextris.{kernel}@{tag}" in done

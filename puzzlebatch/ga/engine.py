@@ -1,0 +1,239 @@
+"""A generic genetic algorithm whose generations run as batch kernels (CPU numba or CUDA).
+
+The family gives a :class:`GAProblem`: a rules module of three operators (see :mod:`puzzlebatch.ga.item`), its
+tables and operator parameters, a way to draw the first population, and optionally a target fitness.  The engine
+keeps the population as one ``(P, G)`` array, draws one child per population slot each generation in one batch
+launch (selection, crossover, mutation and scoring inside the kernel), then applies the replacement on the host:
+
+* ``"carrier"`` (default, the seed document's elitism): a child replaces the individual it was built from (its
+  carrier) only if it is at least as fit; when several children share a carrier the fittest (then the first)
+  competes;
+* ``"plus"``: (mu + lambda) — the P fittest of parents and children survive (children first on ties).
+
+Every generation is a pure function of (population, fitness, per-item random states), so a run resumed from a
+checkpoint continues exactly as the uninterrupted one would, on either backend.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Callable
+
+import numpy as np
+
+from puzzlebatch.runners.backend import Backend
+
+
+@dataclass
+class GAProblem:
+    """What a family hands to the GA engine."""
+
+    rules: ModuleType
+    tables: np.ndarray
+    params: np.ndarray
+    init: Callable[[np.random.Generator, int], np.ndarray]
+    target: float | None = None
+    name: str = ""
+
+
+@dataclass
+class GAConfig:
+    """How the GA runs.  Defaults are the seed document's scheme: fitness-proportional carrier, uniform donor,
+    one donor, mutation with probability 1/10, carrier elitism."""
+
+    population: int = 256
+    generations: int = 1000
+    p_mutation: float = 0.1
+    n_parents: int = 2
+    selection: str = "roulette"  # or "tournament"
+    tournament_size: int = 2
+    replacement: str = "carrier"  # or "plus"
+
+    def check(self) -> None:
+        from puzzlebatch.errors import PuzzleInputError
+
+        if self.population < 2:
+            raise PuzzleInputError(f"--population {self.population}: needs at least 2 individuals")
+        if self.generations < 0:
+            raise PuzzleInputError(f"--generations {self.generations}: must be >= 0")
+        if not 0.0 <= self.p_mutation <= 1.0:
+            raise PuzzleInputError(f"--mutation {self.p_mutation}: a probability in [0, 1]")
+        if self.n_parents < 1:
+            raise PuzzleInputError(f"--parents {self.n_parents}: at least 1 (the carrier)")
+        if self.selection not in ("roulette", "tournament"):
+            raise PuzzleInputError(f"--selection {self.selection!r}: roulette or tournament")
+        if self.replacement not in ("carrier", "plus"):
+            raise PuzzleInputError(f"--replacement {self.replacement!r}: carrier or plus")
+
+
+@dataclass
+class GAState:
+    """Everything needed to continue a run."""
+
+    generation: int
+    population: np.ndarray
+    fitness: np.ndarray
+    rngs: np.ndarray
+    evaluations: int = 0
+    seconds: float = 0.0
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        return {"population": self.population, "fitness": self.fitness, "rngs": self.rngs}
+
+    def meta(self) -> dict:
+        return {"generation": self.generation, "evaluations": self.evaluations, "seconds": self.seconds}
+
+    @classmethod
+    def from_checkpoint(cls, arrays: dict, meta: dict) -> "GAState":
+        return cls(int(meta["generation"]), arrays["population"].copy(), arrays["fitness"].copy(),
+                   arrays["rngs"].astype(np.uint64).copy(), int(meta["evaluations"]), float(meta["seconds"]))
+
+
+@dataclass
+class GAResult:
+    success: bool
+    generation: int
+    best_fitness: float
+    best: np.ndarray
+    evaluations: int
+    seconds: float
+    evaluations_per_second: float
+    history: list[dict] = field(default_factory=list)
+
+
+def seed_states(seed: int, n: int) -> np.ndarray:
+    """``n`` independent non-zero xorshift states from one seed (numpy SeedSequence)."""
+    s = np.random.SeedSequence(seed).generate_state(n, dtype=np.uint64)
+    s[s == 0] = 1
+    return s
+
+
+def _drivers(backend: Backend, rules: ModuleType):
+    # The one place that picks the GA kernel family.
+    if backend.kind == "cpu":
+        from puzzlebatch.cpu_fallback.ga import drivers
+    else:
+        from puzzlebatch.gpu_kernels.ga import drivers
+    return drivers(rules)
+
+
+class GeneticAlgorithm:
+    """Run a :class:`GAProblem` on one backend.
+
+    Parameters
+    ----------
+    problem, backend, config
+        The family's problem, where kernels run, and the GA settings.
+    seed
+        Seeds the first population and every per-item random stream.
+    """
+
+    def __init__(self, problem: GAProblem, backend: Backend, config: GAConfig, seed: int = 0):
+        config.check()
+        self.problem, self.backend, self.config, self.seed = problem, backend, config, seed
+        self._d = _drivers(backend, problem.rules)
+
+    # -- population ------------------------------------------------------------------------------------------
+    def evaluate(self, genomes: np.ndarray) -> np.ndarray:
+        out = np.zeros(len(genomes), np.float64)
+        self._d.fitness_batch(np.ascontiguousarray(genomes), out, self.problem.tables)
+        return out
+
+    def start(self, initial: np.ndarray | None = None) -> GAState:
+        """Generation 0: ``initial`` genomes (seeding from sub-solutions), topped up by the family's ``init``."""
+        p = self.config.population
+        rng = np.random.default_rng(self.seed)
+        pop = self.problem.init(rng, p)
+        if initial is not None and len(initial):
+            k = min(len(initial), p)
+            pop[:k] = initial[:k]
+        pop = np.ascontiguousarray(pop)
+        state = GAState(0, pop, self.evaluate(pop), seed_states(self.seed, p), evaluations=p)
+        self.warm_up(state)
+        return state
+
+    def warm_up(self, state: GAState) -> None:
+        """Compile the breeding kernel on a throw-away copy, so that generation timings exclude compilation."""
+        k = min(2, len(state.population))
+        scratch = GAState(0, state.population[:k].copy(), state.fitness[:k].copy(), state.rngs[:k].copy())
+        self.breed(scratch)
+
+    # -- one generation --------------------------------------------------------------------------------------
+    def breed(self, state: GAState) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """One batch launch: a child per slot.  Returns (children, child_fitness, carriers); advances the
+        random states in ``state``."""
+        c = self.config
+        pop, fit = state.population, state.fitness
+        cum = np.cumsum(np.maximum(fit, 0.0) + 1e-9)
+        children = np.empty_like(pop)
+        child_fit = np.zeros(len(pop), np.float64)
+        carriers = np.zeros(len(pop), np.int64)
+        tournament = c.tournament_size if c.selection == "tournament" else 0
+        self._d.breed_batch(pop, fit, cum, children, child_fit, carriers, state.rngs, c.n_parents, c.p_mutation,
+                            tournament, self.problem.params, self.problem.tables)
+        return children, child_fit, carriers
+
+    def replace(self, state: GAState, children: np.ndarray, child_fit: np.ndarray, carriers: np.ndarray) -> int:
+        """Apply the replacement policy in place; returns how many slots changed."""
+        pop, fit = state.population, state.fitness
+        if self.config.replacement == "plus":
+            allpop = np.concatenate([children, pop])
+            allfit = np.concatenate([child_fit, fit])
+            order = np.argsort(-allfit, kind="stable")[:len(pop)]
+            changed = int((order < len(children)).sum())
+            state.population, state.fitness = np.ascontiguousarray(allpop[order]), allfit[order].copy()
+            return changed
+        idx = np.arange(len(children))
+        order = np.lexsort((idx, -child_fit, carriers))  # by carrier, fittest child first, then lowest index
+        _, first = np.unique(carriers[order], return_index=True)
+        best = order[first]
+        win = best[child_fit[best] >= fit[carriers[best]]]
+        pop[carriers[win]] = children[win]
+        fit[carriers[win]] = child_fit[win]
+        return len(win)
+
+    def step(self, state: GAState) -> dict:
+        t0 = time.perf_counter()
+        children, child_fit, carriers = self.breed(state)
+        changed = self.replace(state, children, child_fit, carriers)
+        state.generation += 1
+        state.evaluations += len(children)
+        state.seconds += time.perf_counter() - t0
+        return {"generation": state.generation, "best": float(state.fitness.max()),
+                "mean": float(state.fitness.mean()), "replaced": changed, "evaluations": state.evaluations}
+
+    def solved(self, state: GAState) -> bool:
+        t = self.problem.target
+        return t is not None and bool(state.fitness.max() >= t)
+
+    # -- whole runs ------------------------------------------------------------------------------------------
+    def run(self, state: GAState | None = None, on_generation: Callable[[GAState, dict], None] | None = None,
+            until_solved: int = 1) -> tuple[GAResult, GAState]:
+        """Run until ``until_solved`` individuals reach the target (1: the first success) or the generation limit.
+
+        ``state`` resumes an earlier run; ``on_generation(state, record)`` is called after every generation.
+        """
+        c = self.config
+        if state is None:
+            state = self.start()
+        else:
+            self.warm_up(state)
+        history = []
+
+        def n_solved(s: GAState) -> int:
+            t = self.problem.target
+            return 0 if t is None else int((s.fitness >= t).sum())
+
+        while state.generation < c.generations and n_solved(state) < until_solved:
+            rec = self.step(state)
+            history.append(rec)
+            if on_generation is not None:
+                on_generation(state, rec)
+        b = int(np.argmax(state.fitness))
+        eps = state.evaluations / state.seconds if state.seconds > 0 else 0.0
+        return GAResult(success=n_solved(state) >= until_solved, generation=state.generation,
+                        best_fitness=float(state.fitness[b]), best=state.population[b].copy(),
+                        evaluations=state.evaluations, seconds=state.seconds, evaluations_per_second=eps,
+                        history=history), state

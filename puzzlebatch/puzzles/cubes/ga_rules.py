@@ -1,0 +1,224 @@
+"""Genetic-algorithm operators for connector cubes (plain functions in the numba subset, both backends).
+
+A genome is a partial assembly: ``genome[cell]`` is the placement ``cube * 24 + rotation`` in that cell, -1 when
+the cell is empty.  Every operator keeps genomes valid (each cube at most once, every contact matching), so the
+fitness is simply the number of cubes placed, as in the seed document.
+
+Operators (``params`` is a float64 vector, see ``P_*``):
+
+* crossover — with probability ``params[P_BLOCK]`` a *transplant*: the donor's cubes on one row (or, with
+  probability ``params[P_PLANE]``, one plane) through a random donor cube are copied, at the same cells and in the
+  same rotations, into the empty cells of the carrier, all or nothing; otherwise (or when the transplant does not
+  fit) the document's move: one donor cube that the carrier lacks is placed in the first free cell and rotation
+  (from a random start) where it fits;
+* placement — a cube is put in the first free cell and rotation (from a random start) where it fits; with
+  ``params[P_GROW] > 0`` cells that touch a placed cube are tried first, so the figure grows in one piece;
+* mutation — one cube is taken out and put back in a random free cell and rotation where it fits (it can always
+  go back where it was); with probability ``params[P_RUIN]`` instead *ruin and recreate*: a hole and its six
+  neighbours are emptied and the whole figure is refilled greedily from every unused cube.
+
+The random functions ``rand_below`` / ``rand_unit`` come from :mod:`puzzlebatch.ga.rng`; compile_ga_rules swaps
+them for their compiled twins.
+"""
+
+from puzzlebatch.ga.rng import rand_below, rand_unit  # compiled alongside by compile_ga_rules
+
+N_ROT = 24
+
+G_CELLS = 0
+G_CUBES = 1
+G_NBR = 2
+G_FACES = 3
+G_XYZ = 4
+G_HEADER = 8
+
+P_BLOCK = 0
+P_PLANE = 1
+P_RUIN = 2
+P_GROW = 3
+
+
+def ga_face(pl, d, tables):
+    return tables[tables[G_FACES] + pl * 6 + d]
+
+
+def ga_opposite(d):
+    if d == 0:
+        return 5
+    if d == 5:
+        return 0
+    return (d + 1) % 4 + 1
+
+
+def has_cube(genome, cube):
+    for k in range(genome.shape[0]):
+        if genome[k] >= 0 and genome[k] // N_ROT == cube:
+            return True
+    return False
+
+
+def fits_at(genome, cell, pl, tables):
+    """Placement ``pl`` in ``cell`` matches every filled neighbour in ``genome``."""
+    for d in range(6):
+        nb = tables[tables[G_NBR] + cell * 6 + d]
+        if nb >= 0 and genome[nb] >= 0:
+            if ga_face(pl, d, tables) + ga_face(genome[nb], ga_opposite(d), tables) != 0:
+                return False
+    return True
+
+
+def fitness(genome, tables):
+    """Cubes placed (the document's weighting)."""
+    n = 0
+    for k in range(genome.shape[0]):
+        if genome[k] >= 0:
+            n += 1
+    return float(n)
+
+
+def touches(genome, cell, tables):
+    for d in range(6):
+        nb = tables[tables[G_NBR] + cell * 6 + d]
+        if nb >= 0 and genome[nb] >= 0:
+            return True
+    return False
+
+
+def place_anywhere(genome, cube, rng, params, tables):
+    """Put ``cube`` in the first free cell and rotation where it fits, scanning from a random start.
+
+    With ``params[P_GROW] > 0`` cells touching a placed cube are tried first (the figure grows in one piece)."""
+    n = tables[G_CELLS]
+    c0 = rand_below(rng, n)
+    r0 = rand_below(rng, N_ROT)
+    first_pass = 0
+    if params[P_GROW] > 0.0:
+        first_pass = 1
+    for phase in range(first_pass, -1, -1):
+        for a in range(n):
+            cell = (c0 + a) % n
+            if genome[cell] >= 0:
+                continue
+            if phase == 1 and not touches(genome, cell, tables):
+                continue
+            for b in range(N_ROT):
+                pl = cube * N_ROT + (r0 + b) % N_ROT
+                if fits_at(genome, cell, pl, tables):
+                    genome[cell] = pl
+                    return True
+    return False
+
+
+def in_region(cell, seed_cell, axis, plane, tables):
+    """Is ``cell`` on the row along ``axis`` through ``seed_cell`` (or on the plane across ``axis``)?"""
+    xyz = tables[G_XYZ]
+    if plane:
+        return tables[xyz + cell * 3 + axis] == tables[xyz + seed_cell * 3 + axis]
+    for k in range(3):
+        if k != axis and tables[xyz + cell * 3 + k] != tables[xyz + seed_cell * 3 + k]:
+            return False
+    return True
+
+
+def transplant(child, donor, rng, params, tables):
+    """Copy the donor's cubes of one row or plane into the child's empty cells, all or nothing."""
+    n = tables[G_CELLS]
+    start = rand_below(rng, n)
+    seed_cell = -1
+    for a in range(n):
+        if donor[(start + a) % n] >= 0:
+            seed_cell = (start + a) % n
+            break
+    if seed_cell < 0:
+        return False
+    axis = rand_below(rng, 3)
+    plane = rand_unit(rng) < params[P_PLANE]
+    moved = 0
+    for cell in range(n):  # pass 1: check without touching the child
+        p = donor[cell]
+        if p < 0 or child[cell] >= 0 or not in_region(cell, seed_cell, axis, plane, tables):
+            continue
+        if has_cube(child, p // N_ROT) or not fits_at(child, cell, p, tables):
+            return False
+        moved += 1
+    if moved == 0:
+        return False
+    for cell in range(n):  # pass 2: copy (donor cubes fit each other: the donor is valid)
+        p = donor[cell]
+        if p >= 0 and child[cell] < 0 and in_region(cell, seed_cell, axis, plane, tables):
+            child[cell] = p
+    return True
+
+
+def crossover(child, donor, rng, params, tables):
+    if rand_unit(rng) < params[P_BLOCK]:
+        if transplant(child, donor, rng, params, tables):
+            return
+    n = tables[G_CELLS]
+    start = rand_below(rng, n)
+    for a in range(n):
+        p = donor[(start + a) % n]
+        if p >= 0 and not has_cube(child, p // N_ROT):
+            if place_anywhere(child, p // N_ROT, rng, params, tables):
+                return
+
+
+def refill(genome, rng, tables):
+    """Fill every empty cell it can with unused cubes (cells, cubes and rotations each scanned from a random
+    start)."""
+    n = tables[G_CELLS]
+    m = tables[G_CUBES]
+    c0 = rand_below(rng, n)
+    for a in range(n):
+        cell = (c0 + a) % n
+        if genome[cell] >= 0:
+            continue
+        k0 = rand_below(rng, m)
+        r0 = rand_below(rng, N_ROT)
+        done = False
+        for k in range(m):
+            cube = (k0 + k) % m
+            if has_cube(genome, cube):
+                continue
+            for b in range(N_ROT):
+                pl = cube * N_ROT + (r0 + b) % N_ROT
+                if fits_at(genome, cell, pl, tables):
+                    genome[cell] = pl
+                    done = True
+                    break
+            if done:
+                break
+
+
+def ruin_and_recreate(genome, rng, tables):
+    """Empty a random cell's neighbourhood (the cell and its six neighbours), then refill the whole figure greedily
+    from every unused cube: a large move that can get past a hole no single cube fits."""
+    n = tables[G_CELLS]
+    start = rand_below(rng, n)
+    centre = start
+    for a in range(n):  # prefer a hole: that is where the figure is stuck
+        if genome[(start + a) % n] < 0:
+            centre = (start + a) % n
+            break
+    genome[centre] = -1
+    for d in range(6):
+        nb = tables[tables[G_NBR] + centre * 6 + d]
+        if nb >= 0:
+            genome[nb] = -1
+    refill(genome, rng, tables)
+
+
+def mutate(genome, rng, params, tables):
+    if rand_unit(rng) < params[P_RUIN]:
+        ruin_and_recreate(genome, rng, tables)
+        return
+    n = tables[G_CELLS]
+    start = rand_below(rng, n)
+    for a in range(n):
+        cell = (start + a) % n
+        p = genome[cell]
+        if p >= 0:
+            genome[cell] = -1
+            if not place_anywhere(genome, p // N_ROT, rng, params, tables):
+                genome[cell] = p
+            return

@@ -1,0 +1,172 @@
+"""``puzzlebatch cubes``: JSON contracts, one-line errors with exit status 2, store, resume, pictures."""
+
+import json
+import subprocess
+import sys
+
+import h5py
+import numpy as np
+import pytest
+
+from puzzlebatch.cli import main
+from puzzlebatch.puzzles.cubes import model
+from puzzlebatch.runners import cubes as rc
+from puzzlebatch.runners import cubes_ga as rc_ga
+from puzzlebatch.runners.backend import select_backend
+
+
+def run_cli(capsys, *args):
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_solve_json_contract_and_picture(tmp_path, capsys):
+    png = tmp_path / "a.png"
+    code, out, _ = run_cli(capsys, "cubes", "solve", "--figure", "2x2x2", "--json", "--backend", "cpu",
+                           "--png", str(png), "--out", str(tmp_path / "s.h5"))
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["solved"] and doc["backend"] == "cpu" and png.stat().st_size > 1000
+    cells = sorted(tuple(a["cell"]) for a in doc["assembly"])
+    assert cells == sorted(tuple(c) for c in model.box(2, 2, 2).cells.tolist())
+    for a in doc["assembly"]:
+        assert set(a) >= {"cell", "cube", "faces"} and len(a["faces"]) == 6
+    placements = {tuple(a["cell"]): (a["cube"], a["rotation"]) for a in doc["assembly"]}
+    fig = model.box(2, 2, 2)
+    assert model.check_assembly(fig, model.load_cubes(),
+                                [placements[tuple(c)] for c in fig.cells.tolist()]) is None
+    with h5py.File(tmp_path / "s.h5", "r") as f:
+        run = f["runs"][doc["run_id"]]
+        assert run.attrs["n_committed"] == 8 and run.attrs["backend"] == "cpu"
+
+
+def test_solve_a_voxel_figure(tmp_path, capsys):
+    fig = tmp_path / "tee.txt"
+    fig.write_text("###\n.#.\n\n.#.\n")
+    code, out, _ = run_cli(capsys, "cubes", "solve", "--figure", str(fig), "--backend", "cpu", "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["solved"] and doc["figure"] == "tee.txt"
+    assert sorted(tuple(a["cell"]) for a in doc["assembly"]) == [(0, 0, 0), (1, 0, 0), (1, 0, 1), (1, 1, 0), (2, 0, 0)]
+
+
+def test_solve_text_and_impossible_figure(tmp_path, capsys):
+    cubes = tmp_path / "males.txt"
+    cubes.write_text("1;1,2,3,4,1,2\n2;2,2,2,2,2,2\n")
+    code, out, _ = run_cli(capsys, "cubes", "solve", "--figure", "2x1x1", "--cubes", str(cubes), "--backend", "cpu")
+    assert code == 0 and "cannot be built" in out
+    code, out, _ = run_cli(capsys, "cubes", "solve", "--figure", "2x1x1", "--backend", "cpu")
+    assert code == 0 and "one assembly" in out and "(1,0,0)" in out
+
+
+def test_count_json_contract_store_and_resume(tmp_path, capsys):
+    cubes = tmp_path / "eight.txt"
+    cubes.write_text(model.load_cubes().subset(range(1, 9)).to_text())
+    expected, _, _ = rc.count(model.box(2, 2, 1), model.load_cubes().subset(range(1, 9)), select_backend("cpu"))
+    out_file = tmp_path / "c.h5"
+    common = ["cubes", "count", "--figure", "2x2x1", "--cubes", str(cubes), "--backend", "cpu", "--out",
+              str(out_file), "--json", "--budget", "50", "--batch-size", "7", "--frontier", "4"]
+    code, out, _ = run_cli(capsys, *common, "--max-batches", "2")
+    partial = json.loads(out)
+    assert code == 0 and not partial["complete"]
+    code, out, _ = run_cli(capsys, *common, "--resume")
+    final = json.loads(out)
+    assert final["complete"] and final["run_id"] == partial["run_id"]
+    assert (final["assemblies"], final["distinct"]) == (expected.assemblies, expected.distinct)
+    assert final["backend"] == "cpu"
+    with h5py.File(out_file, "r") as f:
+        assert list(f["runs"]) == [partial["run_id"]]
+        assert f["runs"][partial["run_id"]].attrs["status"] == "done"
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["solve", "--figure", "3x3x3x3"], "neither a box"),
+    (["count", "--figure", "7x4x1"], "28 cells but the cube set has only 27"),
+    (["solve", "--figure", "2x2", "--cubes", "/nonexistent/cubes.txt"], "cannot read"),
+    (["count", "--figure", "2x2", "--out", "/nonexistent-dir-xyz/r.h5", "--resume"], "does not exist"),
+])
+def test_bad_input_is_one_line_exit_2(args, fragment, capsys):
+    code, out, err = run_cli(capsys, "cubes", *args)
+    assert code == 2 and fragment in err and err.count("\n") == 1
+
+
+def test_bad_cube_file_names_the_line_in_a_subprocess(tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("1;1,2,3,4,-1,-2\n2;1,2,3,4,9,-2\n")
+    proc = subprocess.run([sys.executable, "-m", "puzzlebatch", "cubes", "solve", "--figure", "2x1x1", "--cubes",
+                           str(bad)], capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().endswith("line 2: cube 2 has face value 9, expected ±1..±4")
+    assert proc.stderr.count("\n") == 1
+
+
+def test_ga_json_contract_and_history(tmp_path, capsys):
+    out_file = tmp_path / "g.h5"
+    common = ["cubes", "ga", "--figure", "3x3x2", "--seed", "1", "--population", "32", "--backend", "cpu",
+              "--out", str(out_file), "--json", "--block", "0.3", "--checkpoint-every", "0"]
+    code, out, _ = run_cli(capsys, *common, "--generations", "4")
+    first = json.loads(out)
+    assert code == 0 and first["generation"] == 4 and first["backend"] == "cpu"
+    assert {"success", "generation", "evaluations_per_second", "best_cubes"} <= set(first)
+    from puzzlebatch.results.store import ResultsStore
+
+    with ResultsStore(out_file, "r") as store:
+        items = store.run(first["run_id"]).items()
+        assert list(items["generation"]) == [1, 2, 3, 4]
+        assert items["fitness"].shape == (4, 32)
+        assert list(items["best"]) == [float(v.max()) for v in items["fitness"]]
+    assert first["success"] is False and first["assembly"] is None  # 18 cubes cannot be placed in 4 generations
+    assert first["best_cubes"] <= 5
+
+
+def test_ga_resume_continues_the_same_run(tmp_path, capsys):
+    out_file = tmp_path / "g.h5"
+    common = ["cubes", "ga", "--figure", "3x3x3", "--seed", "2", "--population", "24", "--backend", "cpu",
+              "--generations", "6", "--json", "--checkpoint-every", "0"]
+    code, out, _ = run_cli(capsys, *common, "--out", str(tmp_path / "whole.h5"))
+    whole = json.loads(out)
+    # Simulate a kill after generation 3: keep the history and checkpoint of the first 3 generations only.
+    from puzzlebatch.ga.engine import GeneticAlgorithm, GAConfig
+    from puzzlebatch.ga.history import GARecorder
+    from puzzlebatch.results.store import ResultsStore
+
+    params = None
+    with ResultsStore(tmp_path / "whole.h5", "r") as s:
+        params = s.run(whole["run_id"]).attrs["params"]
+    with ResultsStore(out_file, "a") as store:
+        run = store.create_run("cubes", "ga", backend="cpu", device="test", seed=2, params=params)
+        ga = GeneticAlgorithm(rc_ga.ga_problem(model.box(3, 3, 3), model.load_cubes(), rc_ga.Operators()),
+                              select_backend("cpu"), GAConfig(population=24, generations=3), seed=2)
+        rec = GARecorder(run, checkpoint_every=1e9)
+        _, state = ga.run(on_generation=rec)
+        rec.commit(state)
+        run.finish("interrupted")
+    code, out, _ = run_cli(capsys, *common, "--out", str(out_file), "--resume")
+    resumed = json.loads(out)
+    assert code == 0 and resumed["generation"] == whole["generation"] == 6
+    assert resumed["best_cubes"] == whole["best_cubes"] and resumed["evaluations"] == whole["evaluations"]
+    with ResultsStore(out_file, "r") as s, ResultsStore(tmp_path / "whole.h5", "r") as w:
+        a, b = s.run(resumed["run_id"]).items(), w.run(whole["run_id"]).items()
+        assert list(a["generation"]) == list(range(1, 7))
+        assert np.array_equal(a["fitness"], b["fitness"]) and np.array_equal(a["best_genome"], b["best_genome"])
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["--population", "1"], "--population 1"),
+    (["--block", "2"], "--block 2.0"),
+    (["--figure", "3x3x4"], "36 cells"),
+])
+def test_ga_bad_input(args, fragment, tmp_path, capsys):
+    argv = ["cubes", "ga", "--backend", "cpu", "--out", str(tmp_path / "x.h5")]
+    if "--figure" not in args:
+        argv += ["--figure", "2x2x2"]
+    code, _, err = run_cli(capsys, *argv, *args)
+    assert code == 2 and fragment in err and err.count("\n") == 1
+
+
+def test_ga_seed_layers_from_the_command_line(tmp_path, capsys):
+    code, out, _ = run_cli(capsys, "cubes", "ga", "--figure", "2x2x2", "--seed", "5", "--population", "32",
+                           "--backend", "cpu", "--seed-layers", "--out", str(tmp_path / "l.h5"), "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["success"]
+    assert doc["seeding"]["layer"] == "2x2x2 layer z=0" and doc["seeding"]["seeds"] >= 2
