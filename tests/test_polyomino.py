@@ -177,6 +177,7 @@ def test_counts_match_algorithm_x_oracle(cpu, board, pieces, subset, kw):
     assert r.solutions == expected
     assert r.distinct == _orbits_by_brute_force(pk)
     assert RP.count_packing(pk, cpu, mode="mrv").solutions == expected
+    assert RP.count_packing(pk, cpu, mode="enclosed").solutions == expected
     assert RP.count_packing(pk, cpu, prune=False).solutions == expected
 
 

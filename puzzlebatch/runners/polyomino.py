@@ -68,8 +68,8 @@ def engine(ec: C.ExactCover, mode: str = DEFAULT_MODE, prune: bool = DEFAULT_PRU
            order: Sequence[int] | None = None) -> Engine:
     if mode == "auto":
         mode = "first" if ec.geometry is not None else "mrv"
-    if mode not in ("first", "mrv"):
-        raise PuzzleInputError(f"--branch: {mode!r} is not one of first, mrv, auto")
+    if mode not in ("first", "mrv", "enclosed"):
+        raise PuzzleInputError(f"--branch: {mode!r} is not one of first, mrv, enclosed, auto")
     return Engine(ec, C.encode(ec, mode, prune, order), mode, prune)
 
 
