@@ -177,6 +177,7 @@ def test_counts_match_algorithm_x_oracle(cpu, board, pieces, subset, kw):
     assert r.solutions == expected
     assert r.distinct == _orbits_by_brute_force(pk)
     assert RP.count_packing(pk, cpu, mode="mrv").solutions == expected
+    assert RP.count_packing(pk, cpu, mode="enclosed").solutions == expected
     assert RP.count_packing(pk, cpu, prune=False).solutions == expected
 
 
@@ -276,3 +277,26 @@ def test_iq_puzzler_pro_every_solution(cpu):
     """1,082,785 solutions up to reflections, as published with a DLX enumeration (about a minute here)."""
     r = RP.count_packing(pack("11x5", "iq-puzzler-pro"), cpu)
     assert (r.distinct, r.solutions) == (1082785, 4 * 1082785)
+
+
+def test_auto_branch_measures_each_rule(cpu):
+    pk = pack("6x5", "pentominoes")
+    pk = P.build(pk.board, [p for p in pk.pieces if p.name in "FLNPUY"])
+    mode, report = RP.choose_branch(pk.cover)
+    assert set(report) == {"first", "mrv", "enclosed"} and mode in report
+    assert all(r["estimated_nodes"] > 0 and r["predicted_seconds"] > 0 for r in report.values())
+    assert RP.count_packing(pk, cpu, mode="auto").solutions == RP.count_packing(pk, cpu).solutions
+    assert RP.count_packing(pk, cpu, mode="auto").branch in report  # timing decides: may differ run to run
+
+
+def test_knuth_estimate_approaches_the_node_count(cpu):
+    """Knuth's estimator is unbiased: over many random probes its mean approaches the true number of nodes."""
+    pk = pack("8x3", "dominoes", unlimited=True)
+    eng = RP.engine(pk.cover, "first", False)
+    from puzzlebatch.cpu_fallback.search import drivers
+    import numpy as np
+
+    est = drivers(RP.rules).estimate_item(eng.enc.root, eng.enc.root.copy(), np.int32(0), np.int64(eng.enc.goal),
+                                         np.int64(4000), np.int64(3), eng.enc.tables)
+    _, nodes = RP.enumerate_solutions(eng)
+    assert abs(est - nodes) / nodes < 0.1

@@ -106,5 +106,6 @@ def drivers(rules: ModuleType):
     d = _Drivers()
     d.dfs_batch, d.expand, d.split_batch = dfs_batch, expand, split_batch
     d.dfs_item = dfs_item  # one item on the calling thread (enumerations)
+    d.estimate_item = njit(search.make_estimate_item(h.n_choices, h.apply, h.undo))  # Knuth's tree-size estimate
     d.out_width = OUT_WIDTH
     return d

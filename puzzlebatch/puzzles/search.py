@@ -28,6 +28,8 @@ from __future__ import annotations
 
 from typing import Callable
 
+import numpy as np
+
 # Status codes written to out[OUT_STATUS].
 DONE = 0  # the item's whole subtree was searched
 BUDGET = 1  # the node budget ran out: (state, stack, depth) hold the continuation
@@ -128,3 +130,42 @@ def make_split_item(n_choices: Callable, undo: Callable) -> Callable:
         return n
 
     return split_item
+
+
+def make_estimate_item(n_choices: Callable, apply: Callable, undo: Callable) -> Callable:
+    """Build Knuth's estimator of the size of a search tree ("Estimating the efficiency of backtrack programs",
+    1975): walk random root-to-leaf paths, choosing uniformly among the legal moves at each node; the sum over
+    the path of the products of the branching degrees is an unbiased estimate of the number of nodes.
+
+    ``estimate_item(root_state, work, root, goal, probes, seed, tables) -> float`` returns the mean over
+    ``probes`` paths (``work`` is a scratch copy of the state, ``seed`` seeds numba's generator).  CPU only.
+    """
+
+    def estimate_item(root_state, work, root, goal, probes, seed, tables):
+        np.random.seed(seed)
+        legal = np.empty(1024, np.int64)
+        total = 0.0
+        for _ in range(probes):
+            for k in range(root_state.shape[0]):
+                work[k] = root_state[k]
+            d = root
+            prod = 1.0
+            while d < goal:
+                m = n_choices(work, d, tables)
+                k = 0
+                for c in range(m):
+                    if apply(work, d, c, tables):
+                        undo(work, d, c, tables)
+                        if k < legal.shape[0]:
+                            legal[k] = c
+                        k += 1
+                if k == 0:
+                    break
+                prod *= k
+                total += prod
+                pick = legal[np.random.randint(0, min(k, legal.shape[0]))]
+                apply(work, d, pick, tables)
+                d += 1
+        return total / probes
+
+    return estimate_item

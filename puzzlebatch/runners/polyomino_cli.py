@@ -408,8 +408,10 @@ def _problem_args(p, board_default: str | None = None) -> None:
 
 def _search_args(p) -> None:
     p.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
-    p.add_argument("--branch", choices=["first", "mrv", "auto"], default="first",
-                   help="branch on the first empty cell (default, measured fastest) or the most constrained")
+    p.add_argument("--branch", choices=["first", "mrv", "enclosed", "auto"], default="first",
+                   help="branch on the first empty cell (default, measured fastest on flat boards), the most "
+                        "constrained item (mrv), the empty cell with fewest empty neighbours (enclosed), or the "
+                        "one predicted fastest on this instance (auto: Knuth's tree-size estimate x time per node)")
     p.add_argument("--no-prune", action="store_true", help="skip the dead-region (subset-sum) test")
     p.add_argument("--budget", type=int, help="DFS nodes per work item per launch")
     p.add_argument("--batch-size", type=int, help="work items per launch")
@@ -474,7 +476,7 @@ def register(sub) -> None:
     p.add_argument("file")
     p.add_argument("--count", action="store_true", help="count every solution instead of finding one")
     p.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
-    p.add_argument("--branch", choices=["first", "mrv", "auto"], default="mrv")
+    p.add_argument("--branch", choices=["first", "mrv", "enclosed", "auto"], default="mrv")
     p.add_argument("--budget", type=int)
     p.add_argument("--batch-size", type=int)
     p.add_argument("--frontier", type=int)

@@ -138,7 +138,7 @@ def encode(ec: ExactCover, mode: str = "first", prune: bool = True,
 
     ``option_order`` is the order in which options are tried (a permutation of option ids; default: as given).
     """
-    if mode not in ("first", "mrv"):
+    if mode not in ("first", "mrv", "enclosed"):
         raise ValueError(f"mode {mode!r}")
     nw = max(1, -(-ec.n_items // R.WORD_BITS))
     n_opt = len(ec.options)
@@ -165,7 +165,7 @@ def encode(ec: ExactCover, mode: str = "first", prune: bool = True,
     starts[1:] = np.cumsum(counts)
     lists = [list_opts[starts[i]:starts[i + 1]].tolist() for i in range(ec.n_items)]
     geo = ec.geometry
-    dirs = geo.directions(nw) if (geo is not None and prune) else []
+    dirs = geo.directions(nw) if (geo is not None and (prune or mode == "enclosed")) else []
     do_prune = 1 if (prune and geo is not None and ng > 0 and all(g >= 0 for g in ec.option_group)) else 0
     ncell = ec.n_primary
     sw = ncell // R.WORD_BITS + 1
@@ -186,7 +186,7 @@ def encode(ec: ExactCover, mode: str = "first", prune: bool = True,
     header[R.H_NI] = ec.n_items
     header[R.H_NG] = ng
     header[R.H_GOAL] = goal
-    header[R.H_MODE] = R.MODE_MRV if mode == "mrv" else R.MODE_FIRST
+    header[R.H_MODE] = {"first": R.MODE_FIRST, "mrv": R.MODE_MRV, "enclosed": R.MODE_ENCLOSED}[mode]
     header[R.H_PRUNE] = do_prune
     optbits = bitset_rows(arr, nw)
     put(R.H_OPTBITS, optbits if n_opt else [0])
@@ -253,7 +253,7 @@ def encode(ec: ExactCover, mode: str = "first", prune: bool = True,
 def root_item(enc: Encoded) -> None:
     """Choose the root's branching item (X1) in place (-2: some item has no option, nothing to search)."""
     t, s = enc.tables, enc.root
-    it = R.mrv_item(s, t) if t[R.H_MODE] == R.MODE_MRV else R.first_item(s, t)
+    it = R.branch_item(s, t)
     s[t[R.S_ITEM]] = it
 
 

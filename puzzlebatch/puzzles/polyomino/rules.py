@@ -30,6 +30,7 @@ M63 = 9223372036854775807  # (1 << 63) - 1
 
 MODE_FIRST = 0
 MODE_MRV = 1
+MODE_ENCLOSED = 2  # the empty cell with the fewest empty neighbours (every option through it is a candidate)
 
 # header entries of the tables
 H_NW = 0  # words per bitset
@@ -330,9 +331,72 @@ def next_choice(state, depth, c, n, tables):
     return n
 
 
+def enclosed_item(state, tables):
+    """The uncovered cell with the fewest uncovered neighbours (the most enclosed hole; ties: lowest index).
+
+    Bit-sliced: per word, each direction's shifted empty mask is added into a 3-bit counter (c2 c1 c0) per cell;
+    then the cells whose count is 0, 1, ... are looked for in turn.  -1 when every primary item is covered; when
+    the board has no geometry, the first uncovered item.
+    """
+    nw = tables[H_NW]
+    ndir = tables[H_NDIR]
+    if ndir == 0:
+        return first_item(state, tables)
+    reg = tables[S_SCR]  # scratch: the empty cells (REG), then the counters c0, c1, c2 (UNK, SEED, spare)
+    cells = tables[H_CELLS]
+    prim = tables[H_PRIM]
+    dirs = tables[H_DIRS]
+    any_empty = False
+    for w in range(nw):
+        state[reg + w] = (~state[w]) & tables[cells + w] & M63
+        if state[reg + w] != 0:
+            any_empty = True
+    if not any_empty:
+        return first_item(state, tables)
+    best = -1
+    best_k = 99
+    for w in range(nw):
+        e = state[reg + w]
+        if e == 0:
+            continue
+        c0 = 0
+        c1 = 0
+        c2 = 0
+        for d in range(ndir):
+            base = dirs + d * (nw + 1)
+            # the cells of word w whose neighbour in direction -d is empty, i.e. the empty mask shifted by +d
+            x = shifted_word(state, reg, base + 1, w, tables[base], tables) & e
+            t0 = c0 & x
+            c0 = c0 ^ x
+            t1 = c1 & t0
+            c1 = c1 ^ t0
+            c2 = c2 | t1
+        for k in range(best_k if best_k < 8 else 8):
+            m = e
+            m = m & (c0 if (k & 1) else ~c0)
+            m = m & (c1 if (k & 2) else ~c1)
+            m = m & (c2 if (k & 4) else ~c2)
+            m = m & M63
+            if m != 0:
+                best_k = k
+                best = w * WORD_BITS + bit_index(m & (-m))
+                break
+        if best_k == 0:
+            break
+    if best < 0:
+        return first_item(state, tables)
+    # a primary item that is not a board cell (none for packings) would be missed: fall back to the first one
+    if ((tables[prim + best // WORD_BITS] >> (best - (best // WORD_BITS) * WORD_BITS)) & 1) == 0:
+        return first_item(state, tables)
+    return best
+
+
 def branch_item(state, tables):
-    if tables[H_MODE] == MODE_MRV:
+    mode = tables[H_MODE]
+    if mode == MODE_MRV:
         return mrv_item(state, tables)
+    if mode == MODE_ENCLOSED:
+        return enclosed_item(state, tables)
     return first_item(state, tables)
 
 
