@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import sys
-import time
 from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
-
-from puzzlebatch.errors import PuzzleInputError
 
 DEFAULT_RESULTS_DIR = Path("results")
 
@@ -115,34 +111,11 @@ def run_solve(args) -> int:
 
 
 # -- count -------------------------------------------------------------------------------------------------------
-def _open_count_run(args, figure, cube_set, backend, params: dict):
-    from puzzlebatch.results.store import ResultsStore
-
-    out = Path(args.out) if args.out else default_out("count")
-    if args.resume and not out.exists():
-        raise PuzzleInputError(f"--resume: {out} does not exist; give the --out file of the interrupted run")
-    store = ResultsStore(out, "a")
-    if args.resume:
-        for run_id in reversed(store.run_ids()):
-            run = store.run(run_id)
-            a = run.attrs
-            if a.get("family") == "cubes" and a.get("algorithm") == "count" and a.get("status") != "done" \
-                    and a["params"].get("figure_cells") == params["figure_cells"] \
-                    and a["params"].get("cubes_text") == params["cubes_text"] \
-                    and a["params"].get("order") == params["order"]:
-                return store, run, out
-        store.close()
-        raise PuzzleInputError(f"--resume: {out} has no unfinished count of figure {figure} with these cubes")
-    run = store.create_run("cubes", "count", backend=backend.name, device=backend.device, seed=None, params=params)
-    return store, run, out
-
-
 def run_count(args) -> int:
     from puzzlebatch.cli import print_json
     from puzzlebatch.runners import cubes
     from puzzlebatch.runners.backend import select_backend
-    from puzzlebatch.runners.progress import bar
-    from puzzlebatch.runners.search import Frontier, SearchTotals
+    from puzzlebatch.runners.count_session import CountSession
 
     figure, cube_set = _inputs(args)
     backend = select_backend(args.backend)
@@ -150,59 +123,33 @@ def run_count(args) -> int:
     params = {"figure": str(figure), "figure_cells": figure.cells.tolist(), "cubes": cube_set.source,
               "cubes_text": cube_set.to_text(), "order": args.order, "budget": settings.budget,
               "batch_size": settings.batch_size, "frontier_target": settings.frontier_target}
-    store, run, out = _open_count_run(args, figure, cube_set, backend, params)
-    frontier, totals, elapsed = None, None, 0.0
-    if args.resume:
-        ck = run.load_checkpoint()
-        if ck is not None:
-            arrays, meta = ck
-            frontier = Frontier(arrays["states"], arrays["depths"], arrays["los"], arrays["weights"])
-            totals = SearchTotals(count=meta["count"], nodes=meta["nodes"], batches=meta["batches"],
-                                  items=meta["items"])
-            elapsed = float(meta.get("seconds", 0.0))
-    else:
-        run.set_instances(cells=figure.cells, cube_numbers=np.array(cube_set.numbers), cube_faces=cube_set.faces)
 
-    t0 = time.perf_counter()
-    last_ck = [t0]
-    progress = bar(f"cubes count {figure}", unit="batch")
+    def same_problem(p: dict) -> bool:
+        return all(p.get(k) == params[k] for k in ("figure_cells", "cubes_text", "order"))
 
-    def on_batch(front, tot) -> None:
-        progress.update(1)
-        progress.set_postfix(assemblies=tot.count, items_left=len(front), nodes=tot.nodes)
-        now = time.perf_counter()
-        run.append_series("assemblies", tot.batches, tot.count)
-        if now - last_ck[0] >= args.checkpoint_every:
-            run.save_checkpoint(front.arrays(), tot.meta() | {"seconds": elapsed + now - t0})
-            last_ck[0] = now
-
+    session = CountSession(args, "cubes", "count", params, backend, default_out("count"), same_problem,
+                           label=f"cubes count {figure}", describe=f"figure {figure} with these cubes",
+                           series="assemblies")
+    if not session.resumed:
+        session.run.set_instances(cells=figure.cells, cube_numbers=np.array(cube_set.numbers),
+                                  cube_faces=cube_set.faces)
     try:
-        result, rest, totals = cubes.count(figure, cube_set, backend, settings, frontier=frontier, totals=totals,
-                                           on_batch=on_batch, max_batches=args.max_batches, elapsed=elapsed,
+        result, rest, totals = cubes.count(figure, cube_set, backend, settings, frontier=session.frontier,
+                                           totals=session.totals, on_batch=session.on_batch,
+                                           max_batches=args.max_batches, elapsed=session.elapsed,
                                            order=args.order)
     except KeyboardInterrupt:
-        progress.close()
-        run.finish("interrupted", seconds=elapsed + time.perf_counter() - t0)
-        store.close()
-        print(f"puzzlebatch: interrupted; resume with: puzzlebatch cubes count --figure {args.figure} "
-              f"--out {out} --resume", file=sys.stderr)
-        return 130
-    progress.close()
-    doc = result.to_json() | {"device": backend.device, "out": str(out), "run_id": run.id}
-    if result.complete:
-        run.set_result(result.to_json())
-        run.finish("done", seconds=result.seconds)
-    else:
-        run.save_checkpoint(rest.arrays(), totals.meta() | {"seconds": result.seconds})
-        run.finish("interrupted", seconds=result.seconds)
-    store.close()
+        return session.interrupted(f"puzzlebatch cubes count --figure {args.figure}")
+    doc = result.to_json() | {"device": backend.device}
+    doc |= session.finish(result.to_json(), result.complete, rest, totals, result.seconds)
+    out = doc["out"]
     if args.json:
         print_json(doc)
     elif result.complete:
         print(f"figure {figure} from {len(cube_set)} cubes: {result.assemblies} assemblies, {result.distinct} "
               f"distinct up to the figure's {result.symmetries} rotations")
         print(f"{result.nodes} nodes in {result.seconds:.3f} s on {backend.name} ({backend.device})")
-        print(f"results: {out} (run {run.id})")
+        print(f"results: {out} (run {doc['run_id']})")
     else:
         print(f"stopped after {totals.batches} batches with {len(rest)} work items left; {result.assemblies} "
               f"assemblies so far. Resume with --out {out} --resume")
@@ -228,6 +175,8 @@ def _search_knobs(p) -> None:
 
 
 def register(sub) -> None:
+    from puzzlebatch.runners import count_session
+
     cubes = sub.add_parser("cubes", help="connector cubes: build figures from cubes with male/female connectors")
     verbs = cubes.add_subparsers(dest="verb", metavar="VERB", parser_class=type(cubes))
     verbs.required = True
@@ -243,10 +192,7 @@ def register(sub) -> None:
     _common(p)
     _search_knobs(p)
     p.add_argument("--out", help="results file (default: results/cubes-count-<time>.h5)")
-    p.add_argument("--resume", action="store_true", help="continue the unfinished count in --out")
-    p.add_argument("--checkpoint-every", type=float, default=30.0, metavar="SECONDS",
-                   help="save the frontier this often (default 30)")
-    p.add_argument("--max-batches", type=int, help="stop after this many launches (resume later)")
+    count_session.add_arguments(p)
     p.set_defaults(func=run_count)
 
     from puzzlebatch.runners import cubes_ga_cli  # the GA verb lives in its own module

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import sys
-import time
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -86,93 +83,39 @@ def run_solve(args) -> int:
 
 
 # -- count -------------------------------------------------------------------------------------------------------
-def _open_count_run(args, chain: Chain, box: Box, backend, params: dict):
-    """The store and run to write to; for --resume, the unfinished run with the same chain and box."""
-    from puzzlebatch.results.store import ResultsStore
-
-    out = Path(args.out) if args.out else default_out("count")
-    if args.resume and not out.exists():
-        raise PuzzleInputError(f"--resume: {out} does not exist; give the --out file of the interrupted run")
-    store = ResultsStore(out, "a")
-    if args.resume:
-        for run_id in reversed(store.run_ids()):
-            run = store.run(run_id)
-            a = run.attrs
-            if a.get("family") == "snake" and a.get("algorithm") == "count" and a.get("status") != "done" \
-                    and a["params"].get("chain") == chain.letters and a["params"].get("box") == str(box):
-                return store, run, out
-        store.close()
-        raise PuzzleInputError(f"--resume: {out} has no unfinished count of {chain.letters} in {box}")
-    run = store.create_run("snake", "count", backend=backend.name, device=backend.device, seed=None,
-                           params=params)
-    return store, run, out
-
-
 def run_count(args) -> int:
     from puzzlebatch.cli import print_json
     from puzzlebatch.runners import snake
     from puzzlebatch.runners.backend import select_backend
-    from puzzlebatch.runners.progress import bar
-    from puzzlebatch.runners.search import Frontier, SearchTotals
+    from puzzlebatch.runners.count_session import CountSession
 
     chain, box = _chain_and_box(args)
     backend = select_backend(args.backend)
     settings = _settings(args, backend)
     params = {"chain": chain.letters, "box": str(box), "budget": settings.budget,
               "batch_size": settings.batch_size, "frontier_target": settings.frontier_target}
-    store, run, out = _open_count_run(args, chain, box, backend, params)
-    frontier, totals, elapsed = None, None, 0.0
-    if args.resume:
-        ck = run.load_checkpoint()
-        if ck is not None:
-            arrays, meta = ck
-            frontier = Frontier(arrays["states"], arrays["depths"], arrays["los"], arrays["weights"])
-            totals = SearchTotals(count=meta["count"], nodes=meta["nodes"], batches=meta["batches"],
-                                  items=meta["items"])
-            elapsed = float(meta.get("seconds", 0.0))
-    else:
-        run.set_instances(chain=np.array(chain.corners, dtype=np.int8), box=np.array(box.dims, dtype=np.int64))
-
-    t0 = time.perf_counter()
-    last_ck = [t0]
-    progress = bar(f"snake count {box}", unit="batch")
-
-    def on_batch(front: Frontier, tot: SearchTotals) -> None:
-        progress.update(1)
-        progress.set_postfix(embeddings=tot.count, items_left=len(front), nodes=tot.nodes)
-        now = time.perf_counter()
-        run.append_series("embeddings", tot.batches, tot.count)
-        if now - last_ck[0] >= args.checkpoint_every:
-            meta = tot.meta() | {"seconds": elapsed + now - t0}
-            run.save_checkpoint(front.arrays(), meta)
-            last_ck[0] = now
-
+    session = CountSession(args, "snake", "count", params, backend, default_out("count"),
+                           lambda p: p.get("chain") == chain.letters and p.get("box") == str(box),
+                           label=f"snake count {box}", describe=f"{chain.letters} in {box}", series="embeddings")
+    if not session.resumed:
+        session.run.set_instances(chain=np.array(chain.corners, dtype=np.int8),
+                                  box=np.array(box.dims, dtype=np.int64))
     try:
-        result, rest, totals = snake.count(chain, box, backend, settings, frontier=frontier, totals=totals,
-                                           on_batch=on_batch, max_batches=args.max_batches, elapsed=elapsed)
+        result, rest, totals = snake.count(chain, box, backend, settings, frontier=session.frontier,
+                                           totals=session.totals, on_batch=session.on_batch,
+                                           max_batches=args.max_batches, elapsed=session.elapsed)
     except KeyboardInterrupt:
-        progress.close()
-        run.finish("interrupted", seconds=elapsed + time.perf_counter() - t0)
-        store.close()
-        print(f"puzzlebatch: interrupted; resume with: puzzlebatch snake count {chain.letters} --box {box} "
-              f"--out {out} --resume", file=sys.stderr)
-        return 130
-    progress.close()
-    doc = result.to_json() | {"device": backend.device, "out": str(out), "run_id": run.id}
-    if result.complete:
-        run.set_result(result.to_json())
-        run.finish("done", seconds=result.seconds)
-    else:  # stopped by --max-batches: keep what remains so --resume can finish it
-        run.save_checkpoint(rest.arrays(), totals.meta() | {"seconds": result.seconds})
-        run.finish("interrupted", seconds=result.seconds)
-    store.close()
+        return session.interrupted(f"puzzlebatch snake count {chain.letters} --box {box}")
+    doc = result.to_json() | {"device": backend.device}
+    doc |= session.finish(result.to_json(), result.complete, rest, totals, result.seconds)
+    out = doc["out"]
     if args.json:
         print_json(doc)
     elif result.complete:
         print(f"chain {chain.letters} ({chain.length} cubes) in {box}: {result.embeddings} embeddings, "
               f"{result.distinct} distinct up to the box's {result.symmetries} symmetries")
         print(f"{result.nodes} nodes in {result.seconds:.3f} s on {backend.name} ({backend.device})")
-        print(f"results: {out} (run {run.id})")
+        print(f"results: {out} (run {doc['run_id']})")
     else:
         print(f"stopped after {totals.batches} batches with {len(rest)} work items left; "
               f"{result.embeddings} embeddings so far. Resume with --out {out} --resume")
@@ -213,6 +156,8 @@ def _common(p, backend=True) -> None:
 
 
 def register(sub) -> None:
+    from puzzlebatch.runners import count_session
+
     snake = sub.add_parser("snake", help="snake cubes: fold a chain of straight and corner cubes into a box")
     verbs = snake.add_subparsers(dest="verb", metavar="VERB", parser_class=type(snake))
     verbs.required = True
@@ -225,10 +170,7 @@ def register(sub) -> None:
     p = verbs.add_parser("count", help="count all embeddings and the distinct foldings; store in HDF5")
     _common(p)
     p.add_argument("--out", help="results file (default: results/snake-count-<time>.h5)")
-    p.add_argument("--resume", action="store_true", help="continue the unfinished count in --out")
-    p.add_argument("--checkpoint-every", type=float, default=30.0, metavar="SECONDS",
-                   help="save the frontier this often (default 30)")
-    p.add_argument("--max-batches", type=int, help="stop after this many launches (resume later)")
+    count_session.add_arguments(p)
     p.set_defaults(func=run_count)
 
     p = verbs.add_parser("generate", help="random chains that fold into a box (random Hamiltonian paths)")

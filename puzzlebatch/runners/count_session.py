@@ -1,0 +1,138 @@
+"""The store side of a resumable batch-DFS count, shared by every family's ``count`` command.
+
+A :class:`CountSession` opens the results store and the run (or, with ``--resume``, finds the unfinished run of
+the same problem and restores its checkpoint: the frontier, the running totals and the seconds spent), reports
+progress and checkpoints every ``--checkpoint-every`` seconds from the search's ``on_batch`` hook, and closes the
+run: done with its result, or interrupted with the work left so that ``--resume`` finishes it.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Callable
+
+from puzzlebatch.errors import PuzzleInputError
+
+
+def add_arguments(p, what: str = "count") -> None:
+    """``--out``, ``--resume``, ``--checkpoint-every`` and ``--max-batches`` for a resumable command."""
+    p.add_argument("--resume", action="store_true", help=f"continue the unfinished {what} in --out")
+    p.add_argument("--checkpoint-every", type=float, default=30.0, metavar="SECONDS",
+                   help="save the work left this often (default 30)")
+    p.add_argument("--max-batches", type=int, help="stop after this many launches (resume later)")
+
+
+class CountSession:
+    """One resumable count in a results store.
+
+    Parameters
+    ----------
+    args
+        The command's arguments (``out``, ``resume``, ``checkpoint_every``).
+    family, verb
+        The run's family and algorithm attributes.
+    params
+        The run's parameters (stored with it).
+    backend
+        The backend that runs the search (recorded in the run).
+    default_out
+        The file to use when ``--out`` is not given.
+    same_problem
+        ``f(stored_params) -> bool``: whether an unfinished run is this problem (for ``--resume``).
+    label
+        Progress-bar label; ``describe`` names the problem in error messages.
+    series
+        Name of the running-count series stored after each batch (None: none).
+    """
+
+    def __init__(self, args, family: str, verb: str, params: dict, backend, default_out: Path,
+                 same_problem: Callable[[dict], bool], label: str, describe: str, series: str | None = None):
+        from puzzlebatch.results.store import ResultsStore
+        from puzzlebatch.runners.search import Frontier, SearchTotals
+
+        self.args = args
+        self.out = Path(args.out) if args.out else default_out
+        if args.resume and not self.out.exists():
+            raise PuzzleInputError(f"--resume: {self.out} does not exist; give the --out file of the interrupted run")
+        self.store = ResultsStore(self.out, "a")
+        self.run = None
+        if args.resume:
+            for run_id in reversed(self.store.run_ids()):
+                run = self.store.run(run_id)
+                a = run.attrs
+                if a.get("family") == family and a.get("algorithm") == verb and a.get("status") != "done" \
+                        and same_problem(a["params"]):
+                    self.run = run
+                    break
+            if self.run is None:
+                self.store.close()
+                raise PuzzleInputError(f"--resume: {self.out} has no unfinished {verb} of {describe}")
+        else:
+            self.run = self.store.create_run(family, verb, backend=backend.name, device=backend.device, seed=None,
+                                             params=params)
+        self.frontier = self.totals = None
+        self.elapsed = 0.0
+        if args.resume:
+            ck = self.run.load_checkpoint()
+            if ck is not None:
+                arrays, meta = ck
+                self.frontier = Frontier(arrays["states"], arrays["depths"], arrays["los"], arrays["weights"])
+                self.totals = SearchTotals(count=meta["count"], nodes=meta["nodes"], batches=meta["batches"],
+                                           items=meta["items"])
+                self.elapsed = float(meta.get("seconds", 0.0))
+        self.series = series
+        self.label = label
+        self._t0 = time.perf_counter()
+        self._last = self._t0
+        self._bar = None
+
+    @property
+    def resumed(self) -> bool:
+        return bool(self.args.resume)
+
+    def seconds(self) -> float:
+        return self.elapsed + time.perf_counter() - self._t0
+
+    def on_batch(self, front, tot) -> None:
+        """The search's per-batch hook: progress, the running count, periodic checkpoints."""
+        from puzzlebatch.runners.progress import bar
+
+        if self._bar is None:
+            self._bar = bar(self.label, unit="batch")
+        self._bar.update(1)
+        self._bar.set_postfix(count=tot.count, items_left=len(front), nodes=tot.nodes)
+        if self.series:
+            self.run.append_series(self.series, tot.batches, tot.count)
+        now = time.perf_counter()
+        if now - self._last >= self.args.checkpoint_every:
+            self.run.save_checkpoint(front.arrays(), tot.meta() | {"seconds": self.seconds()})
+            self._last = now
+
+    def _close_bar(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+
+    def interrupted(self, resume_command: str) -> int:
+        """Ctrl-C: mark the run interrupted (its last checkpoint stays) and say how to resume; exit status 130."""
+        self._close_bar()
+        self.run.finish("interrupted", seconds=self.seconds())
+        self.store.close()
+        print(f"puzzlebatch: interrupted; resume with: {resume_command} --out {self.out} --resume", file=sys.stderr)
+        return 130
+
+    def finish(self, result: dict, complete: bool, rest, totals, seconds: float) -> dict:
+        """Close the run: done with ``result``, or (stopped by ``--max-batches``) interrupted with the work left.
+
+        Returns ``{"out": ..., "run_id": ...}`` for the command's JSON document."""
+        self._close_bar()
+        if complete:
+            self.run.set_result({k: v for k, v in result.items() if v is not None})
+            self.run.finish("done", seconds=seconds)
+        else:
+            self.run.save_checkpoint(rest.arrays(), totals.meta() | {"seconds": seconds})
+            self.run.finish("interrupted", seconds=seconds)
+        doc = {"out": str(self.out), "run_id": self.run.id}
+        self.store.close()
+        return doc
