@@ -86,7 +86,7 @@ def test_enumerate_all_then_show(capsys, tmp_path):
     assert code == 0 and (doc["solutions"], doc["distinct"]) == (11520, 240)
     with h5py.File(h5, "r") as f:
         rows = f["runs"][doc["run_id"]]["items"]["solution"][:]
-    assert rows.shape[0] == 11520 and len({tuple(r) for r in rows}) == 11520
+    assert rows.shape[0] == 11520 and len({tuple(r) for r in rows}) == 11520 and rows.dtype == "int16"
     png = tmp_path / "s.png"
     code, out, _ = run_cli(capsys, "show", str(h5), "--solution", "11520", "--json", "--png", str(png))
     shown = json.loads(out)

@@ -174,10 +174,11 @@ def run_count(args) -> int:
             last_ck[0] = now
 
     rest = totals_now = None
+    ids = np.int16 if len(pk.cover.options) < 32767 else np.int32  # placement ids, compactly
     try:
         if args.all:
             res = RP.enumerate_packing(pk, args.branch, not args.no_prune,
-                                       sink=lambda rows: run.append_items(solution=rows))
+                                       sink=lambda rows: run.append_items(solution=rows.astype(ids)))
         else:
             res, rest, totals_now = RP.count_packing_run(pk, backend, args.branch, not args.no_prune, settings,
                                                          on_batch=on_batch, frontier=frontier, totals=totals,
