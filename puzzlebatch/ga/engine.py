@@ -64,6 +64,9 @@ class GAConfig:
             raise PuzzleInputError(f"--parents {self.n_parents}: at least 1 (the carrier)")
         if self.selection not in ("roulette", "tournament"):
             raise PuzzleInputError(f"--selection {self.selection!r}: roulette or tournament")
+        if self.selection == "tournament" and not 1 <= self.tournament_size <= self.population:
+            raise PuzzleInputError(f"--tournament {self.tournament_size}: between 1 and the population "
+                                   f"({self.population})")
         if self.replacement not in ("carrier", "plus"):
             raise PuzzleInputError(f"--replacement {self.replacement!r}: carrier or plus")
 

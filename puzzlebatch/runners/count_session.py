@@ -87,6 +87,7 @@ class CountSession:
         self._t0 = time.perf_counter()
         self._last = self._t0
         self._bar = None
+        self._latest = None  # (frontier, totals) after the last batch: what Ctrl-C saves
 
     @property
     def resumed(self) -> bool:
@@ -105,6 +106,7 @@ class CountSession:
         self._bar.set_postfix(count=tot.count, items_left=len(front), nodes=tot.nodes)
         if self.series:
             self.run.append_series(self.series, tot.batches, tot.count)
+        self._latest = (front, tot)
         now = time.perf_counter()
         if now - self._last >= self.args.checkpoint_every:
             self.run.save_checkpoint(front.arrays(), tot.meta() | {"seconds": self.seconds()})
@@ -115,8 +117,12 @@ class CountSession:
             self._bar.close()
 
     def interrupted(self, resume_command: str) -> int:
-        """Ctrl-C: mark the run interrupted (its last checkpoint stays) and say how to resume; exit status 130."""
+        """Ctrl-C: checkpoint the work left after the last finished batch, mark the run interrupted and say how to
+        resume; exit status 130.  (The batch that was running is searched again on resume.)"""
         self._close_bar()
+        if self._latest is not None:
+            front, tot = self._latest
+            self.run.save_checkpoint(front.arrays(), tot.meta() | {"seconds": self.seconds()})
         self.run.finish("interrupted", seconds=self.seconds())
         self.store.close()
         print(f"puzzlebatch: interrupted; resume with: {resume_command} --out {self.out} --resume", file=sys.stderr)

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
+from puzzlebatch.errors import PuzzleInputError
+
 DEFAULT_RESULTS_DIR = Path("results")
 
 
@@ -71,6 +73,8 @@ def run_solve(args) -> int:
     from puzzlebatch.runners.backend import select_backend
 
     figure, cube_set = _inputs(args)
+    if args.png and Path(args.png).suffix.lower() not in (".png", ".svg"):  # fail before the search
+        raise PuzzleInputError(f"--png: cannot draw {args.png!r}: use a .png or .svg file name")
     backend = select_backend(args.backend)
     settings = _settings(args, backend, cubes.solve_settings(backend))
     result = cubes.solve(figure, cube_set, backend, settings, order=args.order)

@@ -54,8 +54,9 @@ def run_ga_cmd(args) -> int:
             r = store.run(run_id)
             a = r.attrs
             if a.get("family") == "cubes" and a.get("algorithm") == "ga" and a.get("status") != "done" \
-                    and a.get("seed") == args.seed and a["params"].get("figure_cells") == params["figure_cells"] \
-                    and a["params"].get("config") == params["config"]:
+                    and a.get("seed") == args.seed \
+                    and all(a["params"].get(k) == params[k]
+                            for k in ("figure_cells", "cubes_text", "config", "operators", "seed_layers")):
                 run, state = r, load_state(r)
                 seeding = (a.get("result") or {}).get("seeding")
                 break

@@ -155,11 +155,21 @@ def _result_text(r) -> str:
             f"  blank: {r.directions or '-'}; {r.nodes:,} nodes, {r.seconds:.3f} s, {r.heuristic}, {r.backend}")
 
 
+def _check_max_len(args) -> None:
+    from puzzlebatch.gpu_kernels.sliding import MAX_LEN as CUDA_MAX_LEN
+
+    if args.max_len < 1:
+        raise PuzzleInputError(f"--max-len {args.max_len}: must be at least 1")
+    if args.backend == "cuda" and args.max_len > CUDA_MAX_LEN:
+        raise PuzzleInputError(f"--max-len {args.max_len}: the CUDA backend handles at most {CUDA_MAX_LEN} moves")
+
+
 def run_solve(args) -> int:
     from puzzlebatch.cli import print_json
     from puzzlebatch.runners import sliding
     from puzzlebatch.runners.backend import select_backend
 
+    _check_max_len(args)
     size = parse_size(args.size, "--size") if args.size else None
     if args.file and args.tiles:
         raise PuzzleInputError("solve: give TILES or --file, not both")
@@ -202,6 +212,8 @@ def _solve_file(args, size) -> int:
     from puzzlebatch.runners.backend import select_backend
     from puzzlebatch.runners.progress import bar
 
+    if args.batch is not None and args.batch < 1:
+        raise PuzzleInputError(f"--batch {args.batch}: must be at least 1")
     instances = read_instances(args.file, size)
     shapes = {(b.rows, b.cols) for b, _ in instances}
     if len(shapes) != 1:
@@ -212,8 +224,11 @@ def _solve_file(args, size) -> int:
     pdbs = _pdbs(args, rows, cols, heuristic, backend)
     out = Path(args.out) if args.out else default_out("solve")
     store = ResultsStore(out, "a")
+    import hashlib
+
+    boards_digest = hashlib.sha256(np.array([b.tiles for b, _ in instances], np.int8).tobytes()).hexdigest()
     params = {"file": str(args.file), "goal": args.goal, "heuristic": heuristic,
-              "partition": pdbs.name if pdbs else None}
+              "partition": pdbs.name if pdbs else None, "max_len": args.max_len, "boards_sha256": boards_digest}
     run = None
     done_rows: dict = {}
     if args.resume:
