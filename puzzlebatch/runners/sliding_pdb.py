@@ -178,6 +178,19 @@ def _checkpoint(path: Path, dist, visited, frontier, depth, seconds, counts) -> 
 
 # -- load --------------------------------------------------------------------------------------------------------
 
+def check_table(path: Path, rows: int, cols: int, tiles) -> None:
+    """Refuse a table that is not this pattern's (a stale or foreign file would make the heuristic wrong)."""
+    with h5py.File(path, "r") as f:
+        a = f.attrs
+        ok = (a.get("schema") == "puzzlebatch-sliding-pdb" and int(a.get("rows", -1)) == rows
+              and int(a.get("cols", -1)) == cols and list(np.asarray(a.get("tiles", []))) == list(tiles)
+              and a.get("goal") == "blank-first" and "distances" in f
+              and f["distances"].shape == (n_entries(rows * cols, len(tiles)),))
+    if not ok:
+        raise PuzzleInputError(f"{path}: not the pattern database of tiles {list(tiles)} on {rows}x{cols} "
+                               "(delete it to rebuild)")
+
+
 def load_table(path: Path) -> np.ndarray:
     """The table memory-mapped read-only (contiguous dataset), or read into memory when that is impossible."""
     with h5py.File(path, "r") as f:
@@ -247,6 +260,8 @@ def load(rows: int, cols: int, name: str | None, folder: Path) -> PatternDatabas
     if absent:
         raise PuzzleInputError(f"pattern databases {name} for {rows}x{cols}: missing {', '.join(absent)} "
                                f"(build with: puzzlebatch sliding pdb build {name} --size {rows}x{cols})")
+    for f, p in zip(files, pats):
+        check_table(f, rows, cols, p)
     tables = [load_table(f) for f in files]
     return PatternDatabases(rows, cols, name, list(pats), tables, files, time.perf_counter() - t0)
 
