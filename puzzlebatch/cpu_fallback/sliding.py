@@ -7,32 +7,21 @@ keeps the next frontier's order, and so every later result, identical whichever 
 
 from __future__ import annotations
 
-import types
 from functools import lru_cache
-from types import SimpleNamespace
 
 import numpy as np
 from numba import njit, prange, set_parallel_chunksize
 
+from puzzlebatch.jit import compile_rules
 from puzzlebatch.puzzles.sliding import rules
 
 _CHUNK = 2048  # items per scratch allocation in the expansion drivers
 
 
 def _njit_rules():
-    """The rules as plain (not force-inlined) njit functions, siblings resolved to each other.
-
-    :func:`puzzlebatch.jit.compile_rules` marks CPU twins ``inline="always"``; for ``ida_item``, which calls the
-    heuristics from a dozen places, numba-level inlining took ~40 s to compile against ~4 s here (LLVM still
-    inlines the small ones).  Same cloning scheme as ``compile_rules``: the plain module stays untouched.
-    """
-    plain = {name: fn for name, fn in vars(rules).items()
-             if isinstance(fn, types.FunctionType) and fn.__module__ == rules.__name__}
-    shared = dict(vars(rules))
-    twins = {name: njit(types.FunctionType(fn.__code__, shared, name, fn.__defaults__, fn.__closure__))
-             for name, fn in plain.items()}
-    shared.update(twins)
-    return SimpleNamespace(**twins)
+    """The rules as plain (not force-inlined) njit twins: for ``ida_item``, which calls the heuristics from a dozen
+    places, numba-level inlining took ~40 s to compile against ~4 s this way (LLVM still inlines the small ones)."""
+    return compile_rules(rules, "cpu", inline=False)
 
 
 @lru_cache(maxsize=None)
