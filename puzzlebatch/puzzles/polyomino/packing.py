@@ -339,13 +339,16 @@ class OptionImages:
             return
         items = self.items[cols]
         pad = items < 0
-        for s, sym in enumerate(self.syms):
-            mapped = np.where(pad, -1, sym.cells[np.where(pad, 0, items)])
-            k = self._keys(sym.pieces[self.groups[cols]], mapped)
-            pos = np.searchsorted(self.sorted_keys, k)
-            if np.any(pos >= self.n) or np.any(self.sorted_keys[np.minimum(pos, self.n - 1)] != k):
-                raise AssertionError("a symmetry maps an option outside the problem")
-            self.img[s, cols] = self.order[pos]
+        safe = np.where(pad, 0, items)
+        cells = np.stack([sym.cells for sym in self.syms])  # (symmetries, items)
+        pieces = np.stack([sym.pieces for sym in self.syms])
+        mapped = np.where(pad[None], -1, cells[:, safe])  # (symmetries, columns, width)
+        g = pieces[:, self.groups[cols]].reshape(-1)
+        k = self._keys(g, mapped.reshape(-1, items.shape[1]))
+        pos = np.searchsorted(self.sorted_keys, k)
+        if np.any(pos >= self.n) or np.any(self.sorted_keys[np.minimum(pos, self.n - 1)] != k):
+            raise AssertionError("a symmetry maps an option outside the problem")
+        self.img[:, cols] = self.order[pos].reshape(len(self.syms), len(cols))
         self.done[cols] = True
 
     def __getitem__(self, idx):

@@ -53,8 +53,15 @@ def linear_maps(dim: int) -> tuple[np.ndarray, ...]:
     return tuple(maps)
 
 
+_PROPER: dict[bytes, bool] = {}
+
+
 def proper(m: np.ndarray) -> bool:
-    return round(float(np.linalg.det(m))) == 1
+    """A rotation (determinant +1), not a reflection (memoised: signed permutation matrices are few)."""
+    key = np.asarray(m, np.int64).tobytes() + bytes([len(m)])
+    if key not in _PROPER:
+        _PROPER[key] = round(float(np.linalg.det(m))) == 1
+    return _PROPER[key]
 
 
 def maps_for(dim: int, turns: str) -> tuple[np.ndarray, ...]:
