@@ -108,34 +108,12 @@ def run_solve(args) -> int:
 
 
 # -- count -------------------------------------------------------------------------------------------------------
-def _open_run(args, backend, params: dict, verb: str):
-    """The store and run to write to; for --resume, the unfinished run of the same problem."""
-    from puzzlebatch.results.store import ResultsStore
-
-    out = Path(args.out) if args.out else default_out(verb)
-    if args.resume and not out.exists():
-        raise PuzzleInputError(f"--resume: {out} does not exist; give the --out file of the interrupted run")
-    store = ResultsStore(out, "a")
-    if args.resume:
-        for run_id in reversed(store.run_ids()):
-            run = store.run(run_id)
-            a = run.attrs
-            if a.get("family") == "polyomino" and a.get("algorithm") == verb and a.get("status") != "done" \
-                    and a["params"] == params:
-                return store, run, out
-        store.close()
-        raise PuzzleInputError(f"--resume: {out} has no unfinished {verb} of this board and pieces")
-    run = store.create_run("polyomino", verb, backend=backend.name, device=backend.device, seed=None,
-                           params=params)
-    return store, run, out
-
-
 def run_count(args) -> int:
     from puzzlebatch.cli import print_json
     from puzzlebatch.runners import polyomino as RP
     from puzzlebatch.runners.backend import select_backend
+    from puzzlebatch.runners.count_session import CountSession
     from puzzlebatch.runners.progress import bar
-    from puzzlebatch.runners.search import Frontier, SearchTotals
 
     pk = load_packing(args)
     backend = select_backend(args.backend)
@@ -146,69 +124,49 @@ def run_count(args) -> int:
     verb = "enumerate" if args.all else "count"
     if args.resume and args.all:
         raise PuzzleInputError("--resume: an enumeration (--all) restarts from the beginning; drop --resume")
-    store = run = out = None
-    if args.out or args.all or args.resume:
-        store, run, out = _open_run(args, backend, params, verb)
+    session = None
+    if args.out or args.all or args.resume:  # without a file, a count is only printed
+        session = CountSession(args, "polyomino", verb, params, backend, default_out(verb),
+                               lambda p: p == params, label=f"polyomino {verb} {pk.board.label}",
+                               describe="this board and pieces")
+        if not session.resumed:
+            _save_problem(session.run, pk)
+        on_batch = session.on_batch
+    else:
+        progress = bar(f"polyomino count {pk.board.label}", unit="batch")
+
+        def on_batch(front, tot):
+            progress.update(1)
+            progress.set_postfix(count=tot.count, items_left=len(front), nodes=tot.nodes)
     compile_s = RP.warm_up(backend, enumerate=args.all)
-    frontier, totals, elapsed = None, None, 0.0
-    if args.resume:
-        ck = run.load_checkpoint()
-        if ck is not None:
-            arrays, meta = ck
-            frontier = Frontier(arrays["states"], arrays["depths"], arrays["los"], arrays["weights"])
-            totals = SearchTotals(count=meta["count"], nodes=meta["nodes"], batches=meta["batches"],
-                                  items=meta["items"])
-            elapsed = float(meta.get("seconds", 0.0))
-    elif run is not None:
-        _save_problem(run, pk)
-    t0 = time.perf_counter()
-    last_ck = [t0]
-    progress = bar(f"polyomino {verb} {pk.board.label}", unit="batch")
-
-    def on_batch(front, tot):
-        progress.update(1)
-        progress.set_postfix(count=tot.count, items_left=len(front), nodes=tot.nodes)
-        now = time.perf_counter()
-        if run is not None and now - last_ck[0] >= args.checkpoint_every:
-            run.save_checkpoint(front.arrays(), tot.meta() | {"seconds": elapsed + now - t0})
-            last_ck[0] = now
-
-    rest = totals_now = None
+    rest = totals = None
     ids = np.int16 if len(pk.cover.options) < 32767 else np.int32  # placement ids, compactly
     try:
         if args.all:
             res = RP.enumerate_packing(pk, args.branch, not args.no_prune,
-                                       sink=lambda rows: run.append_items(solution=rows.astype(ids)))
+                                       sink=lambda rows: session.run.append_items(solution=rows.astype(ids)))
         else:
-            res, rest, totals_now = RP.count_packing_run(pk, backend, args.branch, not args.no_prune, settings,
-                                                         on_batch=on_batch, frontier=frontier, totals=totals,
-                                                         max_batches=args.max_batches, elapsed=elapsed)
+            res, rest, totals = RP.count_packing_run(
+                pk, backend, args.branch, not args.no_prune, settings, on_batch=on_batch,
+                frontier=session.frontier if session else None, totals=session.totals if session else None,
+                max_batches=args.max_batches, elapsed=session.elapsed if session else 0.0)
     except KeyboardInterrupt:
-        progress.close()
-        if run is not None:
-            run.finish("interrupted", seconds=elapsed + time.perf_counter() - t0)
-            store.close()
-            print(f"puzzlebatch: interrupted; resume with the same command and --out {out} --resume",
-                  file=sys.stderr)
-        else:
-            print("puzzlebatch: interrupted (give --out FILE.h5 to be able to resume)", file=sys.stderr)
+        if session is not None:
+            return session.interrupted(f"the same command (puzzlebatch polyomino {verb} ...)")
+        print("puzzlebatch: interrupted (give --out FILE.h5 to be able to resume)", file=sys.stderr)
         return 130
-    progress.close()
+    if session is None:
+        progress.close()
     doc = res.to_json() | {"board": list(pk.board.size), "pieces": [p.name for p in pk.pieces],
                            "device": backend.device if not args.all else "cpu", "compile_seconds": compile_s}
-    if run is not None:
-        if res.complete:
-            run.set_result({k: v for k, v in doc.items() if v is not None})
-            run.finish("done", seconds=res.seconds)
-        else:  # stopped by --max-batches: keep what remains so --resume can finish it
-            run.save_checkpoint(rest.arrays(), totals_now.meta() | {"seconds": res.seconds})
-            run.finish("interrupted", seconds=res.seconds)
-        doc |= {"out": str(out), "run_id": run.id}
-        store.close()
+    out = None
+    if session is not None:
+        doc |= session.finish(doc, res.complete, rest, totals, res.seconds)
+        out = doc["out"]
     if args.json:
         print_json(doc)
     elif not res.complete:
-        print(f"stopped after {totals_now.batches} batches with {len(rest)} work items left; resume with the "
+        print(f"stopped after {totals.batches} batches with {len(rest)} work items left; resume with the "
               f"same command and --out {out} --resume")
     else:
         d = "" if res.distinct is None else f", {res.distinct} distinct up to the board's {res.symmetries} " \
@@ -216,8 +174,9 @@ def run_count(args) -> int:
         print(f"{pk.board.label} with {args.pieces}: {res.solutions} solutions{d}")
         print(f"{res.nodes} nodes in {res.seconds:.3f} s on {res.backend} (+{compile_s:.1f} s compiling)")
         if out is not None:
-            print(f"results: {out} (run {run.id})" + (" - draw one with: puzzlebatch show "
-                                                      f"{out} --run {run.id} --solution K" if args.all else ""))
+            print(f"results: {out} (run {doc['run_id']})" + (" - draw one with: puzzlebatch show "
+                                                             f"{out} --run {doc['run_id']} --solution K"
+                                                             if args.all else ""))
     return 0
 
 
@@ -422,6 +381,7 @@ def _search_args(p) -> None:
 
 def register(sub) -> None:
     from puzzlebatch.puzzles.polyomino.packing import HEURISTICS
+    from puzzlebatch.runners import count_session
 
     poly = sub.add_parser("polyomino", help="pack polyominoes and polycubes: solve, count, enumerate, levels, DLX")
     verbs = poly.add_subparsers(dest="verb", metavar="VERB", parser_class=type(poly))
@@ -440,10 +400,7 @@ def register(sub) -> None:
     _search_args(p)
     p.add_argument("--out", help="HDF5 results file (default with --all: results/polyomino-all-<time>.h5)")
     p.add_argument("--all", action="store_true", help="enumerate every solution into --out (CPU)")
-    p.add_argument("--resume", action="store_true", help="continue the unfinished count in --out")
-    p.add_argument("--checkpoint-every", type=float, default=30.0, metavar="SECONDS",
-                   help="save the work left this often (default 30)")
-    p.add_argument("--max-batches", type=int, help="stop after this many launches (resume later)")
+    count_session.add_arguments(p)
     p.set_defaults(func=run_count)
 
     p = verbs.add_parser("show", help="draw a stored solution of a count --all run")
