@@ -70,7 +70,7 @@ def test_bfs_json_and_store(tmp_path, capsys):
     assert code == 0 and doc["states"] == 360 and doc["depth_counts"] == expected
     assert doc["max_depth"] == len(expected) - 1 and doc["backend"] == "cpu" and doc["complete"]
     with h5py.File(out_file, "r") as f:
-        ds = f["runs"][doc["run_id"]]["distances"]
+        ds = f["runs"][doc["run_id"]]["tables"]["distances"]
         assert ds.shape == (180,) and ds.attrs["goal"] == "blank-last"
 
 

@@ -360,3 +360,17 @@ def test_show(tmp_path):
     assert describe(empty)["runs"] == [] and "(no runs)" in format_text(describe(empty))
     with pytest.raises(PuzzleInputError):
         describe(tmp_path / "absent.h5")
+
+
+def test_tables_and_dropping_the_checkpoint(tmp_path):
+    from puzzlebatch.results.store import ResultsStore
+
+    with ResultsStore(tmp_path / "t.h5", "a") as store:
+        run = store.create_run("demo", "count", backend="cpu", device="cpu", seed=None, params={})
+        run.save_checkpoint({"x": np.arange(3)}, {"k": 1})
+        run.set_table("big", np.arange(10, dtype=np.uint8), {"encoding": "one byte a state"})
+        run.set_table("big", np.arange(5, dtype=np.uint8))  # replaced as a whole
+        run.drop_checkpoint()
+        assert not run.has_checkpoint() and run.table("big").tolist() == [0, 1, 2, 3, 4]
+        with pytest.raises(KeyError, match="no table 'nope'"):
+            run.table("nope")

@@ -570,6 +570,37 @@ class Run:
         """Whether a complete checkpoint is stored."""
         return self._complete_checkpoint() is not None
 
+    def drop_checkpoint(self) -> None:
+        """Delete the run's checkpoint (once its final result is stored; h5repack reclaims the file space)."""
+        self._store._require_writable()
+        for key in ("checkpoint", "checkpoint_new"):
+            if key in self._group:
+                del self._group[key]
+        self._flush()
+
+    # -- tables
+
+    def set_table(self, name: str, data: Any, attrs: dict | None = None) -> None:
+        """Store one large result array beside the run's items (e.g. a BFS distance table), replacing a table of
+        the same name; ``attrs`` become its HDF5 attributes (documenting its encoding)."""
+        self._store._require_writable()
+        _check_name("table", name)
+        group = self._group.require_group("tables")
+        if name in group:
+            del group[name]
+        arr = _storable(data)
+        ds = group.create_dataset(name, data=arr, dtype=_h5_dtype(arr))
+        for key, value in (attrs or {}).items():
+            ds.attrs[key] = value
+        self._flush()
+
+    def table(self, name: str) -> np.ndarray:
+        """A table stored with :meth:`set_table`."""
+        group = self._group.get("tables")
+        if group is None or name not in group:
+            raise KeyError(f"run {self.id!r} has no table {name!r}")
+        return _read(group[name])
+
     # -- crash recovery (called when the store is opened for writing)
 
     def _recover(self) -> None:

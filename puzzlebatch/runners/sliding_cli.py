@@ -96,17 +96,12 @@ def run_bfs(args) -> int:
     result = sliding.bfs_result(state, backend)
     doc = result.to_json() | {"complete": complete, "device": backend.device, "out": str(out), "run_id": run.id}
     if complete:
-        grp = run._group  # the store has no public API for a large table; it lives beside the run's items
-        if "distances" in grp:
-            del grp["distances"]
-        ds = grp.create_dataset("distances", data=state.packed)
-        ds.attrs["encoding"] = ("4 bits a state: (depth mod 15), 0xF unreached; rank r in the low nibble of byte "
-                                "r>>1 when r is even, the high nibble when odd")
-        ds.attrs["rank"] = ("blank cell * (n-1)!/2 + (lexicographic rank of the tiles in row order, blank "
-                            "left out) // 2")
-        ds.attrs["rows"], ds.attrs["cols"], ds.attrs["goal"] = rows, cols, args.goal
-        if "checkpoint" in grp:  # the finished table replaces it (h5repack reclaims the file space)
-            del grp["checkpoint"]
+        run.set_table("distances", state.packed, {
+            "encoding": ("4 bits a state: (depth mod 15), 0xF unreached; rank r in the low nibble of byte "
+                         "r>>1 when r is even, the high nibble when odd"),
+            "rank": "blank cell * (n-1)!/2 + (lexicographic rank of the tiles in row order, blank left out) // 2",
+            "rows": rows, "cols": cols, "goal": args.goal})
+        run.drop_checkpoint()  # the finished table replaces it (h5repack reclaims the file space)
         run.set_result(result.to_json())
         run.finish("done", seconds=state.seconds)
     else:
