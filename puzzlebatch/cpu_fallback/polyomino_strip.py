@@ -72,3 +72,37 @@ def drivers():
     d.run_steps = run_steps
     d.float_steps = float_steps
     return d
+
+
+@lru_cache(maxsize=None)
+def sampler():
+    """Backward random walk through a profile graph, weighted by stored forward float counts."""
+
+    @njit
+    def sample(keep, ptr_all, src_all, via_all, ptr_off, src_off, steps, m, z, uniforms):
+        """``keep[s]``: the forward vector before step ``s``.  Returns the placement used at every step (-1: the cell
+        was covered already), walking back from the empty profile after the last step."""
+        chosen = np.full(steps, -1, np.int64)
+        t = z
+        for s in range(steps - 1, -1, -1):
+            y = s % m
+            lo = ptr_all[ptr_off[y] + t]
+            hi = ptr_all[ptr_off[y] + t + 1]
+            total = 0.0
+            for k in range(lo, hi):
+                total += keep[s, src_all[src_off[y] + k]]
+            r = uniforms[s] * total
+            pick = hi - 1
+            acc = 0.0
+            for k in range(lo, hi):
+                w = keep[s, src_all[src_off[y] + k]]
+                if w > 0.0:
+                    pick = k
+                    acc += w
+                    if acc > r:
+                        break
+            chosen[s] = via_all[src_off[y] + pick]
+            t = src_all[src_off[y] + pick]
+        return chosen
+
+    return sample
