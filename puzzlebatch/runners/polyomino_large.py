@@ -210,7 +210,7 @@ def solve_bands(pieces: Sequence[S.Piece], w: int, h: int, seed: int = 0, height
     """One tiling of a ``w x h`` rectangle with unlimited ``pieces``, band by band (see module doc).
 
     Bands run along the shorter side and are stacked along the longer one; ``heights`` are the band heights to
-    try (default 1..5).  Returns ``solved=False`` when no split of the long side into tileable bands exists —
+    try (default 3..5).  Returns ``solved=False`` when no split of the long side into tileable bands exists —
     which does not prove the rectangle has no tiling (a tiling may need pieces across every band boundary).
     """
     t0 = time.perf_counter()
@@ -218,7 +218,7 @@ def solve_bands(pieces: Sequence[S.Piece], w: int, h: int, seed: int = 0, height
     length, stack = min(w, h), max(w, h)
     transpose = h < w  # band cells are (along, across); boards wider than tall are scanned along y
     # In band coordinates x runs along the band (length), y across it (stack); map back at the end.
-    cand = [k for k in (heights or range(1, 6)) if k <= stack]
+    cand = [k for k in (heights or range(3, 6)) if k <= stack]
     graphs = band_graphs(pieces, length, cand, transpose=transpose)
     t_graph = time.perf_counter() - t0
     split = split_height(stack, sorted(graphs), rng) if graphs else None
