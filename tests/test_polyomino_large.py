@@ -230,3 +230,16 @@ def test_cli_solve_band_and_generate(tmp_path):
     assert sum(len(d["cells"]) for d in cutdoc["pieces"]) == 108
     bad = run_cli("generate", "--random-cut", "12x9", "--sizes", "6-4", "--out", str(out), check=False)
     assert bad.returncode == 2 and "--sizes" in bad.stderr
+
+
+def test_cli_generate_then_solve_back_by_classes(tmp_path):
+    out = tmp_path / "cut.txt"
+    run_cli("generate", "--random-cut", "6x5", "--sizes", "3-4", "--seed", "5", "--out", str(out))
+    doc = json.loads(run_cli("solve", "--board", "6x5", "--pieces", str(out), "--method", "classes", "--backend",
+                             "cpu", "--json").stdout)
+    pieces = S.load_pieces(str(out))
+    assert doc["solved"] and doc["validated"] and doc["backend"] == "cpu" and doc["classes"] <= len(pieces)
+    names = [p.name for p in pieces]
+    L.validate_tiling(pieces, 6, 5, [(names.index(d["piece"]), [tuple(c) for c in d["cells"]])
+                                     for d in doc["placements"]])
+    assert sorted(d["piece"] for d in doc["placements"]) == sorted(names)

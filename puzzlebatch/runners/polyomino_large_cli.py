@@ -131,6 +131,49 @@ def run_solve_band(args) -> int:
     return 0
 
 
+# -- solve --method classes ----------------------------------------------------------------------------------------
+def run_solve_classes(args) -> int:
+    """Each piece once, identical shapes merged into classes with counts (random-cut puzzles)."""
+    from puzzlebatch.cli import print_json
+    from puzzlebatch.puzzles.polyomino import packing as P
+    from puzzlebatch.runners import polyomino as RP
+    from puzzlebatch.runners import polyomino_large as L
+    from puzzlebatch.runners.backend import select_backend
+
+    if args.level or args.unlimited or args.copies:
+        raise PuzzleInputError("--method classes: each piece once on a board (no --level, --unlimited, --copies)")
+    board = P.parse_board(args.board)
+    if board.dim != 2:
+        raise PuzzleInputError("--method classes: flat boards only")
+    pieces = _pieces(args)
+    backend = select_backend(args.backend)
+    compile_s = RP.warm_up(backend)
+    res = L.solve_cut(board, pieces, backend, args.branch)
+    doc = {"solved": res.solved, "validated": res.solved, "method": "classes", "board": list(board.size),
+           "pieces": [p.name for p in pieces], "classes": res.classes, "nodes": res.nodes, "seconds": res.seconds,
+           "compile_seconds": compile_s, "backend": res.backend, "device": backend.device,
+           "placements": [{"piece": pieces[k].name, "cells": sorted([int(x), int(y)] for x, y in cells)}
+                          for k, cells in res.placements]}
+    if args.json:
+        print_json(doc)
+    elif res.solved:
+        w, h = board.size
+        grid = np.full((h, w), " ", dtype="<U1")
+        for x, y in board.playable:
+            grid[y, x] = "."
+        glyphs = P.GLYPHS
+        for i, (k, cells) in enumerate(res.placements):
+            for x, y in cells:
+                grid[y, x] = glyphs[k % len(glyphs)]
+        if w * h <= 20000:
+            print("\n".join("".join(r) for r in grid))
+        print(f"{len(pieces)} pieces in {res.classes} shape classes placed, validated; {res.nodes} nodes in "
+              f"{res.seconds:.3f} s on {res.backend} (+{compile_s:.1f} s compiling)")
+    else:
+        print(f"no solution ({res.nodes} nodes searched in {res.seconds:.3f} s on {res.backend})")
+    return 0
+
+
 # -- generate --random-cut -----------------------------------------------------------------------------------------
 def _sizes(spec: str) -> tuple[int, int]:
     m = re.match(r"^\s*(\d+)\s*(?:-\s*(\d+))?\s*$", spec or "")
@@ -170,7 +213,8 @@ def run_generate(args) -> int:
     else:
         print(f"{len(pieces)} pieces of {a}-{b} cells cut from {args.random_cut} (seed {args.seed}): {out}; "
               f"the cut itself: {cut_path}")
-        print(f"solve it back: puzzlebatch polyomino solve --board {args.random_cut} --pieces {out}")
+        print(f"solve it back: puzzlebatch polyomino solve --board {args.random_cut} --pieces {out} "
+              "--method classes")
     return 0
 
 
@@ -188,10 +232,11 @@ def extend(verbs) -> None:
     count.set_defaults(func=lambda a: run_count_transfer(a) if a.method == "transfer" else base_count(a))
 
     solve = verbs.choices["solve"]
-    solve.add_argument("--method", choices=["auto", "search", "band"], default="auto",
+    solve.add_argument("--method", choices=["auto", "search", "band", "classes"], default="auto",
                        help="band: one tiling of a WxH rectangle with --unlimited pieces, band by band (time and "
                             f"memory linear in the area); auto: band for such rectangles over {BAND_AUTO_CELLS} "
-                            "cells, else search")
+                            "cells, else search; classes: each piece once, identical shapes searched as one "
+                            "class with a count (random-cut puzzles)")
     solve.add_argument("--band-heights", help="band: comma-separated band heights to try (default 3,4,5)")
     solve.add_argument("--seed", type=int, default=0, help="band: random seed of the tiling")
     solve.add_argument("--text", metavar="FILE", help="band: write the tiling as letters to FILE")
@@ -201,6 +246,8 @@ def extend(verbs) -> None:
         wh = _rect(a.board) if not a.level else None
         band = a.method == "band" or (a.method == "auto" and a.unlimited and wh is not None
                                       and wh[0] * wh[1] > BAND_AUTO_CELLS)
+        if a.method == "classes":
+            return run_solve_classes(a)
         return run_solve_band(a) if band else base_solve(a)
 
     solve.set_defaults(func=solve_dispatch)
