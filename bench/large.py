@@ -152,7 +152,7 @@ def main(argv=None):
     ap.add_argument("--sections", nargs="+", default=["strips", "bands", "cuts"])
     ap.add_argument("--timeout", type=float, default=60)
     ap.add_argument("--band-sizes", type=int, nargs="+", default=[20, 40, 60, 100, 200, 400])
-    ap.add_argument("--cut-sizes", type=int, nargs="+", default=[8, 12])
+    ap.add_argument("--cut-sizes", type=int, nargs="+", default=[8, 12, 16])
     args = ap.parse_args(argv)
     cpu = select_backend("cpu")
     print(f"machine: {cpu.device}")

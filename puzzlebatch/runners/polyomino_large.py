@@ -286,7 +286,7 @@ class CutSolution:
     backend: str
 
 
-def solve_cut(board, pieces: Sequence[S.Piece], backend: Backend, branch: str = "first") -> CutSolution:
+def solve_cut(board, pieces: Sequence[S.Piece], backend: Backend, branch: str = "mrv") -> CutSolution:
     """Place every piece once on the board (a :class:`~puzzlebatch.puzzles.polyomino.packing.Board`), searching
     over shape classes with counts (never over permutations of identical pieces) with the exact-cover engine;
     the solution is validated independently before it is returned."""
