@@ -93,8 +93,8 @@ def test_crt_agrees_with_big_integers_on_long_strips(cpu):
         a = L.count_strip(pieces, w, h, cpu, "crt")
         b = L.count_strip(pieces, w, h, cpu, "bigint")
         assert a.solutions == b.solutions and a.solutions.bit_length() > 62 * 2
-        assert len(a.moduli) >= 3 and abs(a.log2_estimate - np.log2(float(a.solutions))) < 1e-6 * a.log2_estimate \
-            if a.solutions < 2 ** 1000 else len(a.moduli) >= 3
+        assert len(a.moduli) >= 3
+        assert a.solutions.bit_length() - 1 <= a.log2_estimate < a.solutions.bit_length()  # the float size estimate
 
 
 def test_crt_helpers():
