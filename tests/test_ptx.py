@@ -71,6 +71,18 @@ SCRIPT = textwrap.dedent("""
             ptx, _ = cuda.compile_ptx(getattr(k, name).py_func, sig, cc=cc)
             assert ".entry" in ptx
             done.append("puzzlebatch.gpu_kernels.sliding.%s@sm_%d%d" % (name, *cc))
+        # polyomino strips (issue 4): the transfer-matrix step kernel and the float rule
+        from puzzlebatch.gpu_kernels.polyomino_strip import drivers as strip_drivers
+        from puzzlebatch.puzzles.polyomino import strip_rules
+        i64, f64 = types.int64, types.float64
+        sig = (i64[:, ::1], i64[:, ::1]) + (i64[::1],) * 6 + (i64, i64, i64)
+        ptx, _ = cuda.compile_ptx(strip_drivers().kernel.py_func, sig, cc=cc)
+        assert ".entry" in ptx and ".target sm_%d%d" % cc in ptx
+        done.append("puzzlebatch.gpu_kernels.polyomino_strip.steps_kernel@sm_%d%d" % cc)
+        twin = compile_rules(strip_rules, "cuda").gather_float
+        ptx, _ = cuda.compile_ptx(twin.py_func, (f64[::1], f64[::1], i64, i64[::1], i64[::1], i64, i64), device=True,
+                                  cc=cc)
+        done.append("puzzlebatch.puzzles.polyomino.strip_rules.gather_float@sm_%d%d" % cc)
     print(json.dumps(done))
 """)
 
@@ -95,6 +107,8 @@ def test_rules_and_kernels_compile_to_ptx(cc):
     assert f"puzzlebatch.puzzles.cubes.rules.select@{tag}" in done
     assert f"puzzlebatch.puzzles.cubes.rules.dfs_kernel@{tag}" in done
     assert len(done) >= 8
+    assert f"puzzlebatch.gpu_kernels.polyomino_strip.steps_kernel@{tag}" in done
+    assert f"puzzlebatch.puzzles.polyomino.strip_rules.gather_float@{tag}" in done
     for kernel in ("init_kernel", "commands_kernel", "policy_kernel", "placements_kernel", "lockable_kernel"):
         assert f"puzzlebatch.gpu_kernels.hextris.{kernel}@{tag}" in done
     for name in ("bfs_expand_kernel", "pdb_expand_kernel", "ida_kernel"):

@@ -440,3 +440,7 @@ def register(sub) -> None:
     p.add_argument("--frontier", type=int)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=run_dlx_solve)
+
+    from puzzlebatch.runners.polyomino_large_cli import extend  # large boards (issue 4): transfer, band, generate
+
+    extend(verbs)

@@ -1,0 +1,168 @@
+"""Large boards (issue 4): puzzlebatch against xcover (Knuth's dancing cells in numba), side by side.
+
+    python bench/large.py                      # every section with the default sizes
+    python bench/large.py --sections strips    # strips | bands | cuts
+    python bench/large.py --timeout 60         # seconds allowed to each xcover run (killed after)
+
+* strips: exact tiling counts of long strips with unlimited pieces (transfer matrix, both exact methods), each
+  checked (dominoes against Kasteleyn's formula; CRT against big integers); xcover side by side on a strip small
+  enough for it to enumerate every tiling.
+* bands: one tiling of an N x N square with unlimited pentominoes (validated), xcover's first solution beside it.
+* cuts: random cuts into 4..6-cell pieces solved back (each piece once), puzzlebatch's exact-cover engine over shape
+  classes against xcover's first solution.
+
+Timings are wall seconds on whatever machine runs it; run both sides in the same run (the ratio survives load).
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing as mp
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from puzzlebatch.puzzles.polyomino import cut as K  # noqa: E402
+from puzzlebatch.puzzles.polyomino import packing as P  # noqa: E402
+from puzzlebatch.puzzles.polyomino import shapes as S  # noqa: E402
+from puzzlebatch.puzzles.polyomino import strip as ST  # noqa: E402
+from puzzlebatch.runners import polyomino_large as L  # noqa: E402
+from puzzlebatch.runners.backend import select_backend  # noqa: E402
+
+
+# -- xcover in a child process (killed at the timeout) ------------------------------------------------------------
+def _xcover_child(options, primary, first, q):
+    from xcover import covers
+
+    covers([["a"]], primary=["a"]).__next__()  # compile outside the timing
+    t0 = time.perf_counter()
+    n = 0
+    for _ in covers(options, primary=primary):
+        n += 1
+        if first:
+            break
+    q.put((n, time.perf_counter() - t0))
+
+
+def xcover(options, primary, first: bool, timeout: float):
+    """(count or 1/0 for first, seconds) or (None, timeout) when killed."""
+    q = mp.Queue()
+    p = mp.Process(target=_xcover_child, args=(options, primary, first, q))
+    p.start()
+    t0 = time.perf_counter()
+    while p.is_alive() and time.perf_counter() - t0 < timeout + 30:  # + its compile
+        try:
+            return q.get(timeout=0.5)
+        except Exception:
+            pass
+        if time.perf_counter() - t0 > timeout + 30:
+            break
+    if p.is_alive():
+        p.terminate()
+    p.join()
+    if not q.empty():
+        return q.get()
+    return None, timeout
+
+
+def packing_options(board, pieces, piece_items: bool):
+    pk = P.build(board, pieces)
+    opts = []
+    for o, opt in enumerate(pk.cover.options):
+        items = [f"c{i}" for i in opt]
+        if piece_items:
+            items.append(f"p{pk.cover.option_group[o]}")
+        opts.append(items)
+    primary = [f"c{i}" for i in range(pk.cover.n_items) if i not in set(pk.cover.precovered)]
+    if piece_items:
+        primary += [f"p{g}" for g in range(len(pieces))]
+    return opts, primary
+
+
+# -- sections -----------------------------------------------------------------------------------------------------
+def strips(cpu, timeout):
+    print("\n== strips: exact tiling counts (unlimited pieces) ==")
+    print(f"{'board':>8} {'pieces':12} {'digits':>6} {'bigint s':>9} {'crt cpu s':>10} {'moduli':>6}  check")
+    L.count_strip(S.load_pieces("dominoes", unlimited=True), 4, 4, cpu, "crt")  # compile the kernels first
+    for name, w, h in [("dominoes", 10, 1000), ("L-trominoes", 8, 1000), ("L-trominoes", 9, 1000),
+                       ("tetrominoes", 6, 1000), ("trominoes", 8, 1000), ("pentominoes", 5, 1000)]:
+        pieces = S.load_pieces(name, unlimited=True)
+        b = L.count_strip(pieces, w, h, cpu, "bigint")
+        c = L.count_strip(pieces, w, h, cpu, "crt")
+        check = "crt == bigint" if b.solutions == c.solutions else "MISMATCH"
+        if name == "dominoes":
+            check += ", == Kasteleyn" if ST.kasteleyn(w, h) == b.solutions else ", KASTELEYN MISMATCH"
+        print(f"{w}x{h:<6} {name:12} {len(str(b.solutions)):>6} {b.seconds:>9.3f} {c.seconds:>10.3f} "
+              f"{len(c.moduli):>6}  {check}")
+    print("side by side with xcover enumerating every tiling (the only way it counts):")
+    for name, w, h in [("dominoes", 6, 8), ("tetrominoes", 4, 10), ("L-trominoes", 6, 6)]:
+        pieces = S.load_pieces(name, unlimited=True)
+        t0 = time.perf_counter()
+        ours = L.count_strip(pieces, w, h, cpu, "bigint").solutions
+        t_ours = time.perf_counter() - t0
+        n, t_x = xcover(*packing_options(P.parse_board(f"{w}x{h}"), pieces, False), first=False, timeout=timeout)
+        ratio = f"{t_x / t_ours:.0f}x" if n is not None else f"> {timeout / t_ours:.0f}x (xcover killed)"
+        print(f"  {w}x{h} {name}: {ours} tilings; puzzlebatch {t_ours:.4f} s, xcover "
+              f"{'%.2f s' % t_x if n is not None else 'timeout %ds' % timeout} ({n}); ratio {ratio}")
+        assert n is None or n == ours
+
+
+def bands(cpu, timeout, sizes):
+    print("\n== bands: one tiling of N x N with unlimited pentominoes ==")
+    pieces = S.load_pieces("pentominoes", unlimited=True)
+    L.solve_bands(pieces, 10, 10)  # compile
+    for n in sizes:
+        runs = []
+        for seed in range(3):
+            t0 = time.perf_counter()
+            r = L.solve_bands(pieces, n, n, seed=seed)
+            L.validate_tiling(pieces, n, n, r.placements)
+            runs.append(time.perf_counter() - t0)
+        line = f"{n}x{n}: puzzlebatch median {statistics.median(runs):.3f} s over 3 seeds (validated)"
+        if n <= 60:
+            got, t_x = xcover(*packing_options(P.parse_board(f"{n}x{n}"), pieces, False), first=True,
+                              timeout=timeout)
+            line += f"; xcover first solution {'%.2f s' % t_x if got else 'none in %d s' % timeout}"
+        print(line, flush=True)
+
+
+def cuts(cpu, timeout, sizes):
+    print("\n== cuts: random cuts into 4..6-cell pieces, solved back (each piece once) ==")
+    from puzzlebatch.runners import polyomino as RP
+
+    RP.warm_up(cpu)
+    for n in sizes:
+        board = P.parse_board(f"{n}x{n}")
+        cut = K.random_cut(board.playable, 4, 6, seed=n)
+        pieces = cut.piece_objects()
+        t0 = time.perf_counter()
+        r = L.solve_cut(board, pieces, cpu)
+        t_ours = time.perf_counter() - t0
+        got, t_x = xcover(*packing_options(board, pieces, True), first=True, timeout=timeout)
+        print(f"{n}x{n} ({len(pieces)} pieces, {r.classes} shape classes): puzzlebatch {t_ours:.2f} s "
+              f"({'solved' if r.solved else 'no solution'}, {r.nodes} nodes); xcover "
+              f"{'%.2f s' % t_x if got else 'none in %d s' % timeout}", flush=True)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sections", nargs="+", default=["strips", "bands", "cuts"])
+    ap.add_argument("--timeout", type=float, default=60)
+    ap.add_argument("--band-sizes", type=int, nargs="+", default=[20, 40, 60, 100, 200, 400])
+    ap.add_argument("--cut-sizes", type=int, nargs="+", default=[8, 12, 16])
+    args = ap.parse_args(argv)
+    cpu = select_backend("cpu")
+    print(f"machine: {cpu.device}")
+    if "strips" in args.sections:
+        strips(cpu, args.timeout)
+    if "bands" in args.sections:
+        bands(cpu, args.timeout, args.band_sizes)
+    if "cuts" in args.sections:
+        cuts(cpu, args.timeout, args.cut_sizes)
+
+
+if __name__ == "__main__":
+    main()
