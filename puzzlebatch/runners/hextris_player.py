@@ -1,0 +1,311 @@
+"""The hex Tetris player: beam search over lockable placements, evaluated in batch on the playout kernels, with
+phrases of power woven into the command paths and every solution re-scored by the exact scorer.
+
+For every unit of every game (all seeds of a problem advance together, one batch):
+
+1. :meth:`Playouts.lockable` lists, for each beam state, every position where the unit can lock (a breadth-first
+   search over positions, pivot × rotation class, in the kernel) with the kernel's placement features;
+2. the ``keep`` best of them by the quick greedy score (``GREEDY_WEIGHTS``) become candidate children: the states
+   are copied (:meth:`GameBatch.take`) and every copy locks its candidate in one :meth:`Playouts.run_placements`
+   batch (shortest legal command path, repeat rule respected);
+3. each child's resulting board is scored by the weighted heuristic of :data:`FEATURE_NAMES` (move score so far,
+   holes, aggregate height, bumpiness, row transitions, maximum height: the document's six weights), and the
+   ``beam`` best distinct children of each game are kept.  Keeping several boards per game is the look-ahead: a
+   placement is only committed to when its continuations stay among the best.
+
+A game ends when every beam state has ended; its best final state's placements are then spelled as commands by
+:func:`puzzlebatch.puzzles.hextris.phrases.weave` (phrases of power woven into the paths to the same locks),
+and both the woven string and the plain shortest-path string are scored by the exact batch scorer
+(:func:`score_solutions`): the better is kept and a solution scoring 0 is never returned.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from puzzlebatch.errors import PuzzleInputError
+from puzzlebatch.puzzles.hextris import rules
+from puzzlebatch.puzzles.hextris.encode import problem_tables
+from puzzlebatch.puzzles.hextris.model import Problem
+from puzzlebatch.runners.backend import Backend
+from puzzlebatch.runners.hextris import GREEDY_WEIGHTS, Playouts, score_solutions, solution_strings
+
+#: the board heuristic's features; the value of a state is ``w[0] * score - sum(w[k] * feature[k])`` (k >= 1)
+FEATURE_NAMES = ("score", "holes", "height", "bumpiness", "row_transitions", "max_height")
+#: hand-set default weights (see bench/RESULTS.md for the tuned ones)
+DEFAULT_WEIGHTS = np.array([4, 10, 1, 2, 3, 4], dtype=np.int64)
+#: the document's ancestor genome ("la pondération naturelle de base"), first candidate of a tuning run
+ANCESTOR_WEIGHTS = np.array([3, 2, 1, 100, 1, 100], dtype=np.int64)
+
+
+def load_weights(path: str | Path) -> np.ndarray:
+    """Weights from a JSON file: a list of 6 numbers or ``{"weights": [...]}`` (one-line error otherwise)."""
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as e:
+        raise PuzzleInputError(f"--weights {path}: cannot read ({e.strerror})") from None
+    except json.JSONDecodeError as e:
+        raise PuzzleInputError(f"--weights {path}: not JSON ({e.msg} at line {e.lineno})") from None
+    w = doc.get("weights") if isinstance(doc, dict) else doc
+    if not isinstance(w, list) or len(w) != len(FEATURE_NAMES) or \
+            not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in w):
+        raise PuzzleInputError(f"--weights {path}: expected a list of {len(FEATURE_NAMES)} numbers "
+                               f"({', '.join(FEATURE_NAMES)})")
+    return np.array(w, dtype=np.float64)
+
+
+def board_features(boards: np.ndarray, problem: Problem) -> np.ndarray:
+    """The board features (``FEATURE_NAMES[1:]``) of each board row (``GameBatch.boards``), int64 ``[n, 5]``.
+
+    Columns are the offset columns ``x``; a hole is an empty cell below a full cell of its column; a column's
+    height counts from the floor to its highest full cell; row transitions count full/empty changes along each
+    row with the walls full.
+    """
+    w, h = problem.width, problem.height
+    nw = (w + 63) // 64
+    n = len(boards)
+    words = np.ascontiguousarray(boards[:, : h * nw]).reshape(n, h, nw)
+    bits = np.unpackbits(words.view(np.uint8).reshape(n, h, nw * 8), axis=2, bitorder="little")[:, :, :w]
+    full = bits.astype(bool)
+    covered = np.logical_or.accumulate(full, axis=1)
+    holes = (covered & ~full).sum(axis=(1, 2))
+    heights = covered.sum(axis=1)  # [n, w]: rows from the first full cell down to the floor
+    agg = heights.sum(axis=1)
+    bump = np.abs(np.diff(heights, axis=1)).sum(axis=1)
+    walled = np.ones((n, h, w + 2), dtype=bool)
+    walled[:, :, 1:-1] = full
+    trans = (walled[:, :, 1:] != walled[:, :, :-1]).sum(axis=(1, 2))
+    maxh = heights.max(axis=1)
+    return np.stack([holes, agg, bump, trans, maxh], axis=1).astype(np.int64)
+
+
+def state_values(scores: np.ndarray, feats: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """The heuristic value of states: ``w[0] * score - w[1:] · features``."""
+    w = np.asarray(weights, dtype=np.float64)
+    return w[0] * scores.astype(np.float64) - feats.astype(np.float64) @ w[1:]
+
+
+@dataclass
+class GamePlan:
+    """One game's chosen placements and the move score the kernel gave them."""
+
+    problem: Problem
+    seed: int
+    placements: list[tuple[int, int, int]]
+    move_score: int
+    end: str
+
+
+@dataclass
+class BeamPlayer:
+    """Beam search over placements for all seeds of one problem at once (see the module docstring).
+
+    Parameters
+    ----------
+    beam
+        States kept per game after each unit (1 = greedy on the heuristic).
+    keep
+        Candidate placements per state evaluated on the kernel (the best by the quick greedy score).
+    """
+
+    problem: Problem
+    backend: Backend
+    weights: np.ndarray = field(default_factory=lambda: DEFAULT_WEIGHTS.copy())
+    beam: int = 4
+    keep: int = 8
+    units_played: int = 0
+
+    def __post_init__(self) -> None:
+        self.sim = Playouts([self.problem], self.backend)
+
+    def plan(self, seeds, soft_deadline: float | None = None, hard_deadline: float | None = None) \
+            -> list[GamePlan]:
+        """Play every seed; after ``soft_deadline`` (``time.perf_counter()``) the search narrows to beam 1,
+        keep 1; at ``hard_deadline`` it stops and each game keeps its best state so far (a legal partial game)."""
+        seeds = [int(s) for s in seeds]
+        n = len(seeds)
+        cur = self.sim.new_games(seeds)
+        owner = np.arange(n)
+        node = np.full(n, -1, np.int64)
+        parents: list[np.ndarray] = []  # per depth: parent node ids (global numbering)
+        places: list[np.ndarray] = []
+        base = [0]
+        best_node = np.full(n, -1, np.int64)
+        best_score = cur.move_scores.copy()
+        best_end = cur.ends.copy()
+        total = 0
+        while len(cur):
+            now = time.perf_counter()
+            if hard_deadline is not None and now > hard_deadline:
+                break
+            narrow = soft_deadline is not None and now > soft_deadline
+            beam, keep = (1, 1) if narrow else (self.beam, self.keep)
+            lock = self.sim.lockable(cur)
+            idx, tg = [], []
+            for i, (pl, f) in enumerate(lock):
+                if len(pl) == 0:
+                    continue
+                top = np.argsort(-(f @ GREEDY_WEIGHTS), kind="stable")[:keep]
+                idx.append(np.full(len(top), i))
+                tg.append(pl[top])
+            if not idx:
+                break
+            idx = np.concatenate(idx)
+            tg = np.concatenate(tg)
+            ch = cur.take(idx)
+            self.sim.run_placements(ch, tg[:, None, :], record=False)
+            self.units_played += len(ch)
+            parents.append(node[idx])
+            places.append(tg)
+            ids = total + np.arange(len(ch))
+            total += len(ch)
+            base.append(total)
+            ch_owner = owner[idx]
+            scores = ch.move_scores
+            ended = ch.ends != rules.END_IN_PROGRESS
+            for j in np.nonzero(ended)[0]:
+                o = ch_owner[j]
+                if best_node[o] < 0 or scores[j] > best_score[o]:
+                    best_node[o], best_score[o], best_end[o] = ids[j], scores[j], ch.ends[j]
+            live = np.nonzero(~ended)[0]
+            if len(live) == 0:
+                break
+            values = state_values(scores[live], board_features(ch.boards[live], self.problem), self.weights)
+            order = live[np.lexsort((-values, ch_owner[live]))]
+            chosen, seen, count = [], set(), {}
+            for j in order:
+                o = int(ch_owner[j])
+                if count.get(o, 0) >= beam:
+                    continue
+                key = (o, ch.boards[j].tobytes(), int(scores[j]))
+                if key in seen:
+                    continue
+                seen.add(key)
+                count[o] = count.get(o, 0) + 1
+                chosen.append(j)
+            chosen = np.array(chosen, np.int64)
+            # a live state better than any finished one so far also counts (stop at the hard deadline)
+            for j in chosen:
+                o = ch_owner[j]
+                if best_node[o] < 0 or scores[j] > best_score[o]:
+                    best_node[o], best_score[o], best_end[o] = ids[j], scores[j], rules.END_IN_PROGRESS
+            cur = ch.take(chosen)
+            owner = ch_owner[chosen]
+            node = ids[chosen]
+        all_parents = np.concatenate(parents) if parents else np.zeros(0, np.int64)
+        all_places = np.concatenate(places) if places else np.zeros((0, 3), np.int64)
+        from puzzlebatch.puzzles.hextris.model import END_NAMES
+
+        out = []
+        for g in range(n):
+            seq = []
+            k = int(best_node[g])
+            while k >= 0:
+                seq.append(tuple(int(v) for v in all_places[k]))
+                k = int(all_parents[k])
+            out.append(GamePlan(self.problem, seeds[g], seq[::-1], int(best_score[g]), END_NAMES[int(best_end[g])]))
+        return out
+
+
+@dataclass
+class Solved:
+    """One emitted solution with its exact score."""
+
+    entry: dict  # official {"problemId", "seed", "tag", "solution"}
+    move_score: int
+    power_score: int
+    total: int
+    end: str
+    woven: bool
+
+
+def spell(plans: list[GamePlan], backend: Backend, phrases: list[str], *, tag: str = "puzzlebatch-beam",
+          weave_phrases: bool = True, deadline: float | None = None) -> list[Solved]:
+    """Commands for planned games: woven with phrases and plain shortest paths, both scored by the exact scorer;
+    the better of each game is kept, and a game whose best solution scores 0 is left out."""
+    from puzzlebatch.puzzles.hextris.phrases import weave
+
+    if not plans:
+        return []
+    problems = {p.problem.id: p.problem for p in plans}
+    # plain shortest paths from the kernel, all games in one batch per problem
+    plain: dict[int, str] = {}
+    for pid, prob in problems.items():
+        gi = [i for i, p in enumerate(plans) if p.problem.id == pid]
+        sim = Playouts([prob], backend)
+        games = sim.new_games([plans[i].seed for i in gi])
+        k = max(1, max(len(plans[i].placements) for i in gi))
+        tg = np.zeros((len(gi), k, 3), np.int64)
+        nt = np.zeros(len(gi), np.int64)
+        for r, i in enumerate(gi):
+            pl = plans[i].placements
+            if pl:
+                tg[r, : len(pl)] = pl
+            nt[r] = len(pl)
+        for r, s in zip(gi, solution_strings(sim.run_placements(games, (tg, nt)))):
+            plain[r] = s
+    entries, woven_flags = [], []
+    tabs = {pid: problem_tables(p).tolist() for pid, p in problems.items()}
+    for i, p in enumerate(plans):
+        entries.append({"problemId": p.problem.id, "seed": p.seed, "tag": tag, "solution": plain[i]})
+        woven_flags.append(False)
+        if weave_phrases and phrases and (deadline is None or time.perf_counter() < deadline):
+            entries.append({"problemId": p.problem.id, "seed": p.seed, "tag": tag,
+                            "solution": weave(tabs[p.problem.id], p.seed, p.placements, phrases)})
+            woven_flags.append(True)
+    run = score_solutions(problems, entries, phrases, backend)
+    best: dict[tuple[int, int], int] = {}
+    for k, s in enumerate(run.scores):
+        key = (s.problemId, s.seed)
+        if key not in best or s.total > run.scores[best[key]].total:
+            best[key] = k
+    out = []
+    for key, k in best.items():
+        s = run.scores[k]
+        if s.total <= 0:
+            continue
+        out.append(Solved(entries[k], s.move_score, s.power_score, s.total, s.end, woven_flags[k]))
+    return out
+
+
+def play_problems(problems: list[Problem], backend: Backend, *, seeds: dict[int, list[int]] | None = None,
+                  weights=None, beam: int = 4, keep: int = 8, phrases: list[str] | None = None,
+                  seconds: float | None = None, tag: str = "puzzlebatch-beam", weave_phrases: bool = True,
+                  on_problem=None) -> list[Solved]:
+    """Plan and spell every seed of every problem (``seeds[problem.id]`` overrides the seeds played).
+
+    With ``seconds``, each problem gets a share of the time proportional to its units × seeds; past 70 % of its
+    share the search narrows to greedy, and the phrase weaving is skipped once the whole budget is spent.
+    """
+    from puzzlebatch.puzzles.hextris.model import load_phrases
+
+    phrases = load_phrases() if phrases is None else phrases
+    weights = DEFAULT_WEIGHTS if weights is None else np.asarray(weights)
+    t0 = time.perf_counter()
+    seed_lists = [list(dict.fromkeys(seeds[p.id] if seeds and p.id in seeds else p.source_seeds)) for p in problems]
+    work = np.array([p.source_length * len(s) * p.width for p, s in zip(problems, seed_lists)], dtype=np.float64)
+    share = work / max(work.sum(), 1.0)
+    # the planning gets 85 % of the time, the spelling the rest
+    plan_budget = None if seconds is None else 0.85 * seconds
+    out: list[Solved] = []
+    used = 0.0
+    for p, s, f in zip(problems, seed_lists, share):
+        start = time.perf_counter()
+        soft = hard = None
+        if plan_budget is not None:
+            hard = t0 + (used + f) * plan_budget
+            soft = start + 0.7 * max(0.0, hard - start)
+        used += f
+        player = BeamPlayer(p, backend, weights, beam, keep)
+        plans = player.plan(s, soft, hard)
+        solved = spell(plans, backend, phrases, tag=tag, weave_phrases=weave_phrases,
+                       deadline=None if seconds is None else t0 + seconds)
+        out.extend(solved)
+        if on_problem is not None:
+            on_problem(p, solved)
+    return out
