@@ -309,3 +309,118 @@ def play_problems(problems: list[Problem], backend: Backend, *, seeds: dict[int,
         if on_problem is not None:
             on_problem(p, solved)
     return out
+
+
+# -- the `hextris play` command (beam player) -----------------------------------------------------------------------
+def _phrases(args) -> list[str]:
+    from puzzlebatch.puzzles.hextris.model import load_phrases
+
+    if args.no_phrases:
+        return []
+    out = list(args.phrase or [])
+    if args.phrases:
+        out += load_phrases(args.phrases)
+    return out or load_phrases()
+
+
+def run_play_beam(args, problems: list[Problem]) -> int:
+    """``puzzlebatch hextris play`` with the beam player: official solutions (or ``--json`` with scores) on
+    stdout; ``--out`` stores each problem's solutions as it finishes and ``--resume`` skips those."""
+    import sys
+
+    from puzzlebatch.cli import print_json
+    from puzzlebatch.runners.backend import select_backend
+    from puzzlebatch.runners.progress import bar
+
+    if args.resume and not args.out:
+        raise PuzzleInputError("--resume needs --out FILE.h5 (the results file of the interrupted run)")
+    if args.seed is not None and args.all_seeds:
+        raise PuzzleInputError("--seed and --all-seeds: give one of them")
+    if args.beam < 1 or args.keep < 1:
+        raise PuzzleInputError(f"--beam {args.beam} --keep {args.keep}: both must be at least 1")
+    seeds = None
+    if args.seed is not None:
+        for p in problems:
+            if args.seed not in p.source_seeds:
+                raise PuzzleInputError(f"--seed {args.seed}: not a seed of problem {p.id} "
+                                       f"({', '.join(map(str, p.source_seeds))})")
+        seeds = {p.id: [args.seed] for p in problems}
+    weights = load_weights(args.weights) if args.weights else DEFAULT_WEIGHTS
+    phrases = _phrases(args)
+    backend = select_backend(args.backend)
+    t0 = time.perf_counter()
+    done: list[dict] = []
+    store = run = None
+    if args.out:
+        from puzzlebatch.results.store import ResultsStore
+
+        params = {"problems": [p.id for p in problems], "weights": np.asarray(weights).tolist(), "beam": args.beam,
+                  "keep": args.keep, "seed": args.seed, "phrases": phrases, "tag": args.tag}
+        out = Path(args.out)
+        if args.resume and not out.exists():
+            raise PuzzleInputError(f"--resume: {out} does not exist; give the --out file of the interrupted run")
+        store = ResultsStore(out, "a")
+        if args.resume:
+            for rid in reversed(store.run_ids()):
+                r = store.run(rid)
+                if r.attrs.get("algorithm") == "beam-play" and r.attrs.get("status") != "done" \
+                        and r.attrs["params"] == params:
+                    run = r
+                    break
+            if run is None:
+                store.close()
+                raise PuzzleInputError(f"--resume: {out} has no unfinished beam play with these settings")
+            ck = run.load_checkpoint()
+            if ck is not None:
+                done = list(ck[1].get("done", []))
+        else:
+            run = store.create_run("hextris", "beam-play", backend=backend.name, device=backend.device, seed=None,
+                                   params=params)
+    finished = {d["entry"]["problemId"] for d in done}
+    todo = [p for p in problems if p.id not in finished]
+    progress = bar("hextris play", unit="problem", total=len(problems))
+    progress.update(len(problems) - len(todo))
+
+    def on_problem(p, solved):
+        done.extend({"entry": s.entry, "move_score": s.move_score, "power_score": s.power_score, "total": s.total,
+                     "end": s.end, "woven": s.woven} for s in solved)
+        if run is not None:
+            run.save_checkpoint({"problem_ids": np.array(sorted({d["entry"]["problemId"] for d in done}))},
+                                {"done": done})
+        progress.update(1)
+
+    try:
+        play_problems(todo, backend, seeds=seeds, weights=weights, beam=args.beam, keep=args.keep, phrases=phrases,
+                      seconds=None if args.time is None else max(0.1, args.time - (time.perf_counter() - t0)),
+                      tag=args.tag, weave_phrases=bool(phrases), on_problem=on_problem)
+    except KeyboardInterrupt:
+        progress.close()
+        if run is not None:
+            run.finish("interrupted", seconds=time.perf_counter() - t0)
+            store.close()
+            print(f"puzzlebatch: interrupted; resume with --out {args.out} --resume", file=sys.stderr)
+        return 130
+    progress.close()
+    seconds = time.perf_counter() - t0
+    if run is not None:
+        run.append_items(problemId=np.array([d["entry"]["problemId"] for d in done], np.int64),
+                         seed=np.array([d["entry"]["seed"] for d in done], np.int64),
+                         total=np.array([d["total"] for d in done], np.int64),
+                         solution=np.array([d["entry"]["solution"] for d in done], dtype=object))
+        run.set_result({"games": len(done), "total": int(sum(d["total"] for d in done))})
+        run.finish("done", seconds=seconds)
+        store.close()
+    if args.json:
+        doc = {"backend": backend.name, "device": backend.device, "seconds": seconds, "player": "beam",
+               "beam": args.beam, "keep": args.keep, "weights": np.asarray(weights).tolist(),
+               "solutions": [d["entry"] for d in done],
+               "scores": [{k: d[k] for k in ("move_score", "power_score", "total", "end", "woven")}
+                          | {"problemId": d["entry"]["problemId"], "seed": d["entry"]["seed"]} for d in done]}
+        if run is not None:
+            doc |= {"out": str(args.out), "run_id": run.id}
+        print_json(doc)
+        return 0
+    print_json([d["entry"] for d in done])
+    print(f"{len(done)} games, total score {sum(d['total'] for d in done)} "
+          f"(power {sum(d['power_score'] for d in done)}), {seconds:.2f} s on {backend.name}", file=sys.stderr)
+    return 0
