@@ -256,7 +256,8 @@ def spell(plans: list[GamePlan], backend: Backend, phrases: list[str], *, tag: s
         woven_flags.append(False)
         if weave_phrases and phrases and (deadline is None or time.perf_counter() < deadline):
             entries.append({"problemId": p.problem.id, "seed": p.seed, "tag": tag,
-                            "solution": weave(tabs[p.problem.id], p.seed, p.placements, phrases)})
+                            "solution": weave(tabs[p.problem.id], p.seed, p.placements, phrases,
+                                              deadline=deadline)})
             woven_flags.append(True)
     run = score_solutions(problems, entries, phrases, backend)
     best: dict[tuple[int, int], int] = {}
@@ -273,14 +274,26 @@ def spell(plans: list[GamePlan], backend: Backend, phrases: list[str], *, tag: s
     return out
 
 
+def _warm_up(problem: Problem, backend: Backend) -> None:
+    """Compile the kernels the player uses (numba compiles on first call) on one unit of one game."""
+    sim = Playouts([problem], backend)
+    g = sim.new_games(problem.source_seeds[:1])
+    pl, _ = sim.lockable(g)[0]
+    if len(pl):
+        sim.run_placements(g.take([0]), pl[:1, None, :])
+    sim.run_commands(g, ["l"])
+
+
 def play_problems(problems: list[Problem], backend: Backend, *, seeds: dict[int, list[int]] | None = None,
                   weights=None, beam: int = 4, keep: int = 8, phrases: list[str] | None = None,
                   seconds: float | None = None, tag: str = "puzzlebatch-beam", weave_phrases: bool = True,
                   on_problem=None) -> list[Solved]:
     """Plan and spell every seed of every problem (``seeds[problem.id]`` overrides the seeds played).
 
-    With ``seconds``, each problem gets a share of the time proportional to its units × seeds; past 70 % of its
-    share the search narrows to greedy, and the phrase weaving is skipped once the whole budget is spent.
+    With ``seconds``, the kernels are compiled first, then each problem gets a share of the time left proportional
+    to its units × seeds × width: past 60 % of its share the search narrows to greedy (beam 1, keep 1); past 85 % of the
+    whole budget the planning stops (the games keep their best state: legal partial games) and the phrase weaving
+    tries no more phrases past the problem's share.
     """
     from puzzlebatch.puzzles.hextris.model import load_phrases
 
@@ -289,22 +302,19 @@ def play_problems(problems: list[Problem], backend: Backend, *, seeds: dict[int,
     t0 = time.perf_counter()
     seed_lists = [list(dict.fromkeys(seeds[p.id] if seeds and p.id in seeds else p.source_seeds)) for p in problems]
     work = np.array([p.source_length * len(s) * p.width for p, s in zip(problems, seed_lists)], dtype=np.float64)
-    share = work / max(work.sum(), 1.0)
-    # the planning gets 85 % of the time, the spelling the rest
-    plan_budget = None if seconds is None else 0.85 * seconds
+    if problems and seconds is not None:
+        _warm_up(problems[0], backend)
     out: list[Solved] = []
-    used = 0.0
-    for p, s, f in zip(problems, seed_lists, share):
+    for i, (p, s) in enumerate(zip(problems, seed_lists)):
         start = time.perf_counter()
-        soft = hard = None
-        if plan_budget is not None:
-            hard = t0 + (used + f) * plan_budget
-            soft = start + 0.7 * max(0.0, hard - start)
-        used += f
+        soft = hard = mine = None
+        if seconds is not None:
+            hard = t0 + 0.85 * seconds
+            mine = start + max(0.0, hard - start) * work[i] / max(work[i:].sum(), 1.0)  # this problem's share
+            soft = start + 0.6 * (mine - start)  # the rest of the share for the weaving
         player = BeamPlayer(p, backend, weights, beam, keep)
         plans = player.plan(s, soft, hard)
-        solved = spell(plans, backend, phrases, tag=tag, weave_phrases=weave_phrases,
-                       deadline=None if seconds is None else t0 + seconds)
+        solved = spell(plans, backend, phrases, tag=tag, weave_phrases=weave_phrases, deadline=mine)
         out.extend(solved)
         if on_problem is not None:
             on_problem(p, solved)

@@ -23,6 +23,8 @@ finished string with the exact scorer.
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from puzzlebatch.puzzles.hextris import rules
@@ -136,12 +138,14 @@ def _try_path(unit: _Unit, p, visited: set, cmds: list[int]):
     return p, visited
 
 
-def weave(tab: list, seed: int, placements, phrases: list[str], max_tries: int = 64) -> str:
+def weave(tab: list, seed: int, placements, phrases: list[str], max_tries: int = 64,
+          deadline: float | None = None) -> str:
     """A command string locking the game's units at ``placements`` (``(pivot x, pivot y, rot)`` each, as
     :meth:`Playouts.lockable` lists them) and spelling phrases of power wherever the board allows.
 
     ``tab`` is the problem's table as a list (``encode.problem_tables(p).tolist()``).  ``max_tries`` bounds the
-    phrase attempts per unit (time).  Raises ``ValueError`` if a placement is not reachable (a player bug).
+    phrase attempts per unit (time); past ``deadline`` (``time.perf_counter()``) no more phrases are tried (the
+    remaining units take shortest paths).  Raises ``ValueError`` if a placement is not reachable (a player bug).
     """
     cands = []
     for ph in dict.fromkeys(p.lower() for p in phrases):
@@ -187,7 +191,7 @@ def weave(tab: list, seed: int, placements, phrases: list[str], max_tries: int =
         if lock < 0 or not _reachable(unit, p, visited, target, dist):
             raise ValueError(f"placement {(px, py, rot)} is not reachable")
         locked = state[rules.S_LOCKED]
-        tries = 0
+        tries = 0 if deadline is None or time.perf_counter() < deadline else max_tries
         while p != target:
             took = False
             if tries < max_tries:
