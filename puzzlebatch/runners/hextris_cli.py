@@ -281,3 +281,7 @@ def register(sub) -> None:
     p.add_argument("--checkpoint-every", type=float, default=30.0, metavar="SECONDS",
                    help="save the games this often (default 30)")
     p.set_defaults(func=run_play)
+
+    from puzzlebatch.runners.hextris_player_cli import register as register_player_verbs
+
+    register_player_verbs(verbs)  # tune, rank (issue 8)

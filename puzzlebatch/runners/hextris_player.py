@@ -85,8 +85,10 @@ def board_features(boards: np.ndarray, problem: Problem) -> np.ndarray:
 
 
 def state_values(scores: np.ndarray, feats: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """The heuristic value of states: ``w[0] * score - w[1:] · features``."""
+    """The heuristic value of states: ``w[0] * score - w[1:] · features`` (``weights`` one row, or one per state)."""
     w = np.asarray(weights, dtype=np.float64)
+    if w.ndim == 2:
+        return w[:, 0] * scores - (feats * w[:, 1:]).sum(axis=1)
     return w[0] * scores.astype(np.float64) - feats.astype(np.float64) @ w[1:]
 
 
@@ -111,6 +113,9 @@ class BeamPlayer:
         States kept per game after each unit (1 = greedy on the heuristic).
     keep
         Candidate placements per state evaluated on the kernel (the best by the quick greedy score).
+    weights
+        ``[6]`` for every game, or ``[n_games, 6]``: one row per game of :meth:`plan` (the tuner plays every genome
+        of a generation in one batch this way).
     """
 
     problem: Problem
@@ -175,7 +180,9 @@ class BeamPlayer:
             live = np.nonzero(~ended)[0]
             if len(live) == 0:
                 break
-            values = state_values(scores[live], board_features(ch.boards[live], self.problem), self.weights)
+            w = np.asarray(self.weights)
+            values = state_values(scores[live], board_features(ch.boards[live], self.problem),
+                                  w[ch_owner[live]] if w.ndim == 2 else w)
             order = live[np.lexsort((-values, ch_owner[live]))]
             chosen, seen, count = [], set(), {}
             for j in order:
