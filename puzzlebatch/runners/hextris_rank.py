@@ -2,8 +2,9 @@
 
 The contest scored a team on a problem by the floor of the mean total score over the problem's ``sourceSeeds``
 (a seed without a solution counts 0) and ranked the teams per problem; the overall standing is the sum of the
-per-problem ranks (smaller is better).  A score's rank here is one plus the number of teams that scored more on
-that problem (ties share a rank, as on the published table).
+per-problem ranks (smaller is better).  The published table ranks densely: a score's rank is one plus the number
+of distinct scores above it on that problem (ties share a rank and the next score takes the next rank), which
+reproduces the published ranks (tests/test_hextris_tune.py).
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ def rank_scores(scores: dict[int, int], board: dict | None = None) -> list[Probl
     for pid in sorted(scores):
         teams = board["per_problem"][str(pid)]
         s = scores[pid]
-        rank = 1 + sum(1 for t in teams if t["score"] > s)
+        rank = 1 + len({t["score"] for t in teams if t["score"] > s})
         top = max(teams, key=lambda t: t["score"])
         tg = next((t["score"] for t in teams if t["team"] == "TaupeGoons"), None)
         out.append(ProblemRank(pid, s, rank, top["score"], top["team"], tg, len(teams)))
