@@ -152,3 +152,16 @@ def test_load_weights_accepts_a_plain_list(tmp_path):
     f = tmp_path / "w.json"
     f.write_text("[1, 2, 3, 4, 5, 6]")
     assert load_weights(f).tolist() == [1, 2, 3, 4, 5, 6]
+
+
+def test_portfolio_keeps_the_best_weights_per_game(cpu, tmp_path):
+    from puzzlebatch.runners.hextris_player import play_problems
+
+    problem = official_problem(23)  # the shelves board: the weights decide how long a game lasts
+    rows = [DEFAULT_WEIGHTS.tolist(), [10, 1, 0, 0, 1, 1]]
+    single = [{s.entry["seed"]: s.total for s in play_problems([problem], cpu, weights=np.array(w), beam=2, keep=3)}
+              for w in rows]
+    f = tmp_path / "p.json"
+    f.write_text(json.dumps(rows))
+    both = play_problems([problem], cpu, weights=load_weights(f), beam=2, keep=3)
+    assert {s.entry["seed"]: s.total for s in both} == {k: max(d[k] for d in single) for k in single[0]}

@@ -44,7 +44,9 @@ ANCESTOR_WEIGHTS = np.array([3, 2, 1, 100, 1, 100], dtype=np.int64)
 
 
 def load_weights(path: str | Path) -> np.ndarray:
-    """Weights from a JSON file: a list of 6 numbers or ``{"weights": [...]}`` (one-line error otherwise)."""
+    """Weights from a JSON file: a list of 6 numbers, or a list of such lists (a portfolio: every game is played
+    with each and the best solution by the exact scorer is kept), or ``{"weights": ...}`` (one-line error
+    otherwise)."""
     try:
         doc = json.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as e:
@@ -52,10 +54,12 @@ def load_weights(path: str | Path) -> np.ndarray:
     except json.JSONDecodeError as e:
         raise PuzzleInputError(f"--weights {path}: not JSON ({e.msg} at line {e.lineno})") from None
     w = doc.get("weights") if isinstance(doc, dict) else doc
-    if not isinstance(w, list) or len(w) != len(FEATURE_NAMES) or \
-            not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in w):
-        raise PuzzleInputError(f"--weights {path}: expected a list of {len(FEATURE_NAMES)} numbers "
-                               f"({', '.join(FEATURE_NAMES)})")
+    rows = w if isinstance(w, list) and w and all(isinstance(r, list) for r in w) else [w]
+    for r in rows:
+        if not isinstance(r, list) or len(r) != len(FEATURE_NAMES) or \
+                not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in r):
+            raise PuzzleInputError(f"--weights {path}: expected a list of {len(FEATURE_NAMES)} numbers "
+                                   f"({', '.join(FEATURE_NAMES)}) or a list of such lists (a portfolio)")
     return np.array(w, dtype=np.float64)
 
 
@@ -306,6 +310,8 @@ def play_problems(problems: list[Problem], backend: Backend, *, seeds: dict[int,
 
     phrases = load_phrases() if phrases is None else phrases
     weights = DEFAULT_WEIGHTS if weights is None else np.asarray(weights)
+    if weights.ndim == 2 and len(weights) == 1:
+        weights = weights[0]
     t0 = time.perf_counter()
     seed_lists = [list(dict.fromkeys(seeds[p.id] if seeds and p.id in seeds else p.source_seeds)) for p in problems]
     work = np.array([p.source_length * len(s) * p.width for p, s in zip(problems, seed_lists)], dtype=np.float64)
@@ -319,8 +325,12 @@ def play_problems(problems: list[Problem], backend: Backend, *, seeds: dict[int,
             hard = t0 + 0.85 * seconds
             mine = start + max(0.0, hard - start) * work[i] / max(work[i:].sum(), 1.0)  # this problem's share
             soft = start + 0.6 * (mine - start)  # the rest of the share for the weaving
-        player = BeamPlayer(p, backend, weights, beam, keep)
-        plans = player.plan(s, soft, hard)
+        if weights.ndim == 2:  # a portfolio: every seed once per weight row, in one batch
+            player = BeamPlayer(p, backend, np.repeat(weights, len(s), axis=0), beam, keep)
+            plans = player.plan(list(s) * len(weights), soft, hard)
+        else:
+            player = BeamPlayer(p, backend, weights, beam, keep)
+            plans = player.plan(s, soft, hard)
         solved = spell(plans, backend, phrases, tag=tag, weave_phrases=weave_phrases, deadline=mine)
         out.extend(solved)
         if on_problem is not None:
