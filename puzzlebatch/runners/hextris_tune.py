@@ -27,7 +27,7 @@ import numpy as np
 from puzzlebatch.errors import PuzzleInputError
 from puzzlebatch.puzzles.hextris.model import Problem
 from puzzlebatch.runners.backend import Backend
-from puzzlebatch.runners.hextris_player import ANCESTOR_WEIGHTS, DEFAULT_WEIGHTS, FEATURE_NAMES, BeamPlayer
+from puzzlebatch.runners.hextris_player import ANCESTOR_WEIGHTS, FEATURE_NAMES, HAND_WEIGHTS, BeamPlayer
 
 
 @dataclass
@@ -41,8 +41,8 @@ class TuneConfig:
     gene_high: int = 10
     p_major: float = 0.1
     jitter: float = 1.0  # the random factor added to a weighted average (uniform in [-jitter, jitter])
-    #: the document's ancestor, then the hand-set default of the player
-    ancestors: list = field(default_factory=lambda: [ANCESTOR_WEIGHTS.tolist(), DEFAULT_WEIGHTS.tolist()])
+    #: the document's ancestor, then the player's hand-set weights
+    ancestors: list = field(default_factory=lambda: [ANCESTOR_WEIGHTS.tolist(), HAND_WEIGHTS.tolist()])
 
     def check(self) -> None:
         if self.elite < 2 or self.population < self.elite + self.newcomers:
