@@ -12,6 +12,8 @@ into the file, keeping for each game the better of the old and the new (both sco
 from __future__ import annotations
 
 import argparse
+
+import numpy as np
 import json
 import sys
 import time
@@ -73,7 +75,7 @@ def main() -> int:
                            on_problem=progress)
     seconds = time.perf_counter() - t0
     print(f"\n{len(solved)} games in {seconds:.1f} s on {backend.name} (beam {args.beam}, keep {args.keep}, "
-          f"weights {[float(w) for w in weights]}); machine: 2-core CPU, shared")
+          f"weights {np.asarray(weights).tolist()}); machine: 2-core CPU, shared")
     totals = {(s.entry["problemId"], s.entry["seed"]): s.total for s in solved}
     table(problems, totals, "this run")
     if args.save:
