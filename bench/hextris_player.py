@@ -12,12 +12,12 @@ into the file, keeping for each game the better of the old and the new (both sco
 from __future__ import annotations
 
 import argparse
-
-import numpy as np
 import json
 import sys
 import time
 from pathlib import Path
+
+import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
