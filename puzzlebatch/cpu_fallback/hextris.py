@@ -60,3 +60,9 @@ def drivers():
                                                                           placements_batch)
     d.lockable_batch = lockable_batch
     return d
+
+
+@lru_cache(maxsize=None)
+def weave_rules():
+    """The compiled CPU rules (``reverse_distances`` for the phrase weaver)."""
+    return compile_rules(rules, "cpu", inline=False)

@@ -162,9 +162,15 @@ def run_play(args) -> int:
     from puzzlebatch.runners.play_icfp2015 import GreedyPlayer, _deadline
     from puzzlebatch.runners.progress import bar
 
+    problems = resolve_problems(args.problems)
+    if args.player == "beam":
+        from puzzlebatch.runners.hextris_player import run_play_beam
+
+        args.tag = args.tag or "puzzlebatch-beam"
+        return run_play_beam(args, problems)
+    args.tag = args.tag or "puzzlebatch-greedy"
     if args.resume and not args.out:
         raise PuzzleInputError("--resume needs --out FILE.h5 (the results file of the interrupted run)")
-    problems = resolve_problems(args.problems)
     backend = select_backend(args.backend)
     player = GreedyPlayer(problems, backend, tag=args.tag)
     store = run = None
@@ -251,10 +257,23 @@ def register(sub) -> None:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=run_show)
 
-    p = verbs.add_parser("play", help="play every seed with the greedy batch player; print official solutions")
+    p = verbs.add_parser("play", help="play every seed (beam player with phrases of power, or the greedy batch "
+                                      "player); print official solutions")
     p.add_argument("problems", nargs="+", metavar="PROBLEM", help="problem JSON files, numbers 0..24, or 'all'")
-    p.add_argument("-t", "--time", type=float, help="time limit in seconds")
-    p.add_argument("--tag", default="puzzlebatch-greedy")
+    p.add_argument("-t", "--time", "--time-limit", dest="time", type=float, metavar="SECONDS",
+                   help="time limit in seconds")
+    p.add_argument("--player", choices=["beam", "greedy"], default="beam",
+                   help="beam: beam search + phrases (default); greedy: the kernel's greedy policy, no phrases")
+    p.add_argument("--seed", type=int, help="play only this seed (default: every seed)")
+    p.add_argument("--all-seeds", action="store_true", help="play every seed of every problem (the default)")
+    p.add_argument("--weights", metavar="FILE", help="beam player weights: JSON list of 6 numbers "
+                                                     "(score, holes, height, bumpiness, row_transitions, max_height)")
+    p.add_argument("--beam", type=int, default=4, help="beam player: states kept per game (default 4)")
+    p.add_argument("--keep", type=int, default=8, help="beam player: candidates per state (default 8)")
+    p.add_argument("-p", "--phrase", action="append", metavar="PHRASE", help="a phrase of power (repeatable)")
+    p.add_argument("--phrases", metavar="FILE", help="phrases of power, one a line (default: the 18 official)")
+    p.add_argument("--no-phrases", action="store_true", help="do not weave phrases of power")
+    p.add_argument("--tag", default=None, help="solution tag (default puzzlebatch-beam / puzzlebatch-greedy)")
     p.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
     p.add_argument("--json", action="store_true", help="also report the backend, time and move scores")
     p.add_argument("--out", metavar="FILE.h5", help="store the games (checkpoints while playing, results at the end)")
@@ -262,3 +281,7 @@ def register(sub) -> None:
     p.add_argument("--checkpoint-every", type=float, default=30.0, metavar="SECONDS",
                    help="save the games this often (default 30)")
     p.set_defaults(func=run_play)
+
+    from puzzlebatch.runners.hextris_player_cli import register as register_player_verbs
+
+    register_player_verbs(verbs)  # tune, rank (issue 8)

@@ -1,13 +1,18 @@
-"""``play_icfp2015``: the contest's command-line interface, with the greedy batch player.
+"""``play_icfp2015``: the contest's command-line interface, with the beam player (and the greedy batch player).
 
     play_icfp2015 -f FILE [-f FILE ...] [-t SECONDS] [-m MEGABYTES] [-c CORES] [-p PHRASE ...]
 
 prints the official JSON solutions (``[{"problemId", "seed", "tag", "solution"}]``) for every seed of every problem
 on stdout.  All seeds of all problems are played together as batch playouts (``runners.hextris.Playouts``), a
 few units at a time, round robin over the problems, so that when the time limit comes every game has a legal
-partial solution (a partial game is scored normally, RULES.md §8).  The player is the simple greedy policy
-(``GREEDY_WEIGHTS``: clear lines when it can, lock as low and snug as possible); phrases of power given with ``-p``
-are accepted but this player does not try to spell them.
+partial solution (a partial game is scored normally, RULES.md §8).
+
+``main`` (the console script) uses the beam player of :mod:`puzzlebatch.runners.hextris_player` (beam search over
+placements, phrases of power from ``-p`` or the 18 known ones woven into the paths, every solution re-scored by
+the exact scorer and never one scoring 0), one problem after another with a share of ``-t`` each; at the time
+limit the problems finished so far are printed.  :class:`GreedyPlayer` (the simple greedy policy, a chunk of
+units at a time) remains for ``puzzlebatch hextris play --player greedy``.  ``-m`` is accepted; the beam player
+holds at most ``seeds × beam × keep`` games of one problem at once.
 """
 
 from __future__ import annotations
@@ -174,6 +179,32 @@ def play_problems(problems: list[Problem], backend: Backend, *, seconds: float |
     return player.result()
 
 
+class BeamRun:
+    """The beam player (``runners.hextris_player``) over every problem, one problem at a time; :meth:`solutions`
+    returns the problems finished so far (each solution re-scored exactly, none scoring 0), in problem order."""
+
+    def __init__(self, problems: list[Problem], backend: Backend, seconds: float | None, phrases, tag: str):
+        self.problems, self.backend, self.seconds, self.phrases, self.tag = problems, backend, seconds, phrases, tag
+        self.t0 = time.perf_counter()
+        self._done: dict[int, list[dict]] = {}
+        self._lock = threading.Lock()
+
+    def run(self) -> None:
+        from puzzlebatch.runners.hextris_player import play_problems as beam_play
+
+        def on_problem(p, solved):
+            with self._lock:
+                self._done[p.id] = [s.entry for s in solved]
+
+        budget = None if self.seconds is None else max(0.1, 0.8 * self.seconds - (time.perf_counter() - self.t0))
+        beam_play(self.problems, self.backend, phrases=self.phrases, seconds=budget, tag=self.tag,
+                  on_problem=on_problem)
+
+    def solutions(self) -> list[dict]:
+        with self._lock:
+            return [e for p in self.problems for e in self._done.get(p.id, [])]
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str):  # type: ignore[override]
         self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
@@ -187,7 +218,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-c", dest="cores", type=int, metavar="CORES", help="processor cores to use")
     p.add_argument("-p", dest="phrases", action="append", default=[], metavar="PHRASE", help="a phrase of power")
     p.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
-    p.add_argument("--tag", default="puzzlebatch-greedy")
+    p.add_argument("--tag", default="puzzlebatch-beam")
     return p
 
 
@@ -208,18 +239,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         from puzzlebatch.runners.backend import select_backend
 
         backend = select_backend(args.backend)
-        player = GreedyPlayer(problems, backend, megabytes=args.megabytes, tag=args.tag)
+        player = BeamRun(problems, backend, args.seconds, args.phrases or None, args.tag)
     except (PuzzleInputError, BackendUnavailableError) as exc:
         print(f"play_icfp2015: error: {exc}", file=sys.stderr)
         return 2
     # The player runs in a worker thread so that the time limit holds even during a long step (numba compiling
-    # the kernels on first use): at the limit the finished chunks are printed and the process exits.
-    worker = threading.Thread(target=player.run, args=(_deadline(player.t0, args.seconds),), daemon=True)
+    # the kernels on first use): at the limit the problems finished so far are printed and the process exits.
+    worker = threading.Thread(target=player.run, daemon=True)
     worker.start()
     # (the margin covers the interpreter start before t0 and writing the output)
     limit = None if args.seconds is None else max(0.0, player.t0 + 0.9 * args.seconds - 0.7 - time.perf_counter())
     worker.join(limit)
-    json.dump(player.result().solutions, sys.stdout)
+    json.dump(player.solutions(), sys.stdout)
     sys.stdout.write("\n")
     sys.stdout.flush()
     if worker.is_alive():

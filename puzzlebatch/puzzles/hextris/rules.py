@@ -541,3 +541,49 @@ def play_placements(state, board, vis, tab, work, targets, n_targets, out, cap):
             break
         n_out = walk_to(state, board, vis, tab, work, pid, out, n_out, cap)
     return n_out
+
+
+# -- phrases of power: distances to a lock position ------------------------------------------------------------------
+def reverse_distances(board, tab, u, tq, tr, trot, top_row, work):
+    """Breadth-first search backwards from position ``(tq, tr, trot)``: ``work[pid] = 1 + distance`` (number of
+    moves to reach the target, ignoring the repeat rule) for every valid position of unit ``u`` in rows
+    ``top_row`` .. ``tr`` that can reach it; ``work[:npos]`` must be zero on entry, ``work[npos:]`` is the queue.
+    Returns how many positions were reached.  Used by the phrase weaver (``phrases.py``)."""
+    npos = tab[H_NPOS]
+    crot = tab[H_CROT] + u * 6
+    root = position_id(tab, u, tq, tr, trot)
+    work[root] = 1
+    work[npos] = root
+    head = 0
+    tail = 1
+    while head < tail:
+        pid = work[npos + head]
+        head += 1
+        d = work[pid] + 1
+        pq, pr, rot = position_of(tab, pid)
+        for cmd in range(6):
+            q = pq
+            r = pr
+            o = rot
+            if cmd == C_W:
+                q = pq + 1
+            elif cmd == C_E:
+                q = pq - 1
+            elif cmd == C_SW:
+                q = pq + 1
+                r = pr - 1
+            elif cmd == C_SE:
+                r = pr - 1
+            elif cmd == C_CW:
+                o = tab[crot + (rot + 5) % 6]
+            else:
+                o = tab[crot + (rot + 1) % 6]
+            if r < top_row or not fits(board, tab, u, q, r, o):
+                continue
+            nid = position_id(tab, u, q, r, o)
+            if work[nid] != 0:
+                continue
+            work[nid] = d
+            work[npos + tail] = nid
+            tail += 1
+    return tail

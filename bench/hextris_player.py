@@ -1,0 +1,100 @@
+"""Bench of the hex Tetris player (issue 8): play the 25 qualifier problems (175 games), re-score every solution
+exactly, rank each problem's score on the published qualifying leaderboard, and keep the best solutions found.
+
+    PYTHONPATH=$PWD /work/venv/bin/python bench/hextris_player.py [--beam 4] [--keep 8] [--weights FILE]
+        [--problems 0-24] [--backend cpu] [--save bench/hextris/best_solutions.json]
+
+Prints the per-problem table (our score, rank among the teams, TaupeGoons' score, the best published score and
+its gap) with the rank sum, the overall place it would give, and the wall time.  ``--save`` merges the solutions
+into the file, keeping for each game the better of the old and the new (both scored by the exact scorer).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from puzzlebatch.puzzles.hextris.model import load_phrases, official_problem  # noqa: E402
+from puzzlebatch.runners.backend import select_backend  # noqa: E402
+from puzzlebatch.runners.hextris import score_solutions  # noqa: E402
+from puzzlebatch.runners.hextris_player import DEFAULT_WEIGHTS, load_weights, play_problems  # noqa: E402
+from puzzlebatch.runners.hextris_rank import overall_rank, problem_scores, rank_scores  # noqa: E402
+
+
+def parse_range(text: str) -> list[int]:
+    out = []
+    for part in text.split(","):
+        a, _, b = part.partition("-")
+        out.extend(range(int(a), int(b or a) + 1))
+    return out
+
+
+def table(problems, totals, label: str) -> int:
+    ranks = rank_scores(problem_scores(problems, totals))
+    print(f"\n{label}")
+    print("| problem | our score | rank | TaupeGoons | best published (team) | gap to best |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    for r in ranks:
+        print(f"| {r.problem_id} | {r.score} | {r.rank} / {r.teams} | {r.taupegoons} | {r.best} ({r.best_team}) | "
+              f"{r.best - r.score:+d} |")
+    total = sum(r.rank for r in ranks)
+    beat = sum(1 for r in ranks if r.taupegoons is None or r.score > r.taupegoons)
+    print(f"rank sum {total} over {len(ranks)} problems -> overall place {overall_rank(total)} of 315 "
+          f"(TaupeGoons 616, 22nd; top 10 <= 346; Unagi 35); beats TaupeGoons on {beat}/{len(ranks)}")
+    return total
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--beam", type=int, default=4)
+    ap.add_argument("--keep", type=int, default=8)
+    ap.add_argument("--weights", help="JSON list of 6 weights (default: DEFAULT_WEIGHTS)")
+    ap.add_argument("--problems", default="0-24")
+    ap.add_argument("--backend", default="cpu")
+    ap.add_argument("--save", help="merge the best solutions into this official-format JSON file")
+    args = ap.parse_args()
+    backend = select_backend(args.backend)
+    ids = parse_range(args.problems)
+    problems = {i: official_problem(i) for i in ids}
+    weights = load_weights(args.weights) if args.weights else DEFAULT_WEIGHTS
+    t0 = time.perf_counter()
+
+    def progress(p, solved):
+        print(f"problem {p.id}: {len(solved)} games, total {sum(s.total for s in solved)} "
+              f"(power {sum(s.power_score for s in solved)}), {time.perf_counter() - t0:.1f} s", flush=True)
+
+    solved = play_problems([problems[i] for i in ids], backend, weights=weights, beam=args.beam, keep=args.keep,
+                           on_problem=progress)
+    seconds = time.perf_counter() - t0
+    print(f"\n{len(solved)} games in {seconds:.1f} s on {backend.name} (beam {args.beam}, keep {args.keep}, "
+          f"weights {np.asarray(weights).tolist()}); machine: 2-core CPU, shared")
+    totals = {(s.entry["problemId"], s.entry["seed"]): s.total for s in solved}
+    table(problems, totals, "this run")
+    if args.save:
+        path = Path(args.save)
+        entries = [s.entry for s in solved]
+        if path.exists():
+            entries += json.loads(path.read_text())
+        run = score_solutions(problems, entries, load_phrases(), backend)
+        best = {}
+        for e, sc in zip(entries, run.scores):
+            key = (e["problemId"], e["seed"])
+            if e["problemId"] in problems and sc.total > 0 and (key not in best or sc.total > best[key][1]):
+                best[key] = (e, sc.total)
+        keep = [best[k][0] for k in sorted(best)]
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(keep, indent=0) + "\n")
+        table(problems, {k: v[1] for k, v in best.items()}, f"best kept in {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,233 @@
+"""Phrases of power woven into command paths (plain Python over the same rule functions as the kernels).
+
+Given where each unit of a game must lock (the player's placements), :func:`weave` writes a command string that
+locks every unit at exactly that place while spelling as many phrases of power as the board allows.  For each
+unit, from the current position:
+
+1. try the phrases, best gain first (a phrase not yet spelled in this game is worth ``2 * len + 300``, a repeat
+   ``2 * len``): the phrase is taken when every one of its moves is a legal move that does not lock the unit or
+   repeat a position (the repeat rule of RULES.md §10), and the target is still legally reachable afterwards;
+2. otherwise make one move along a shortest path to the target among the moves that keep it reachable;
+3. at the target, the lock command.
+
+Reachability is exact: no command moves a unit up, so a legal path from ``P`` (row ``r``, positions ``V``
+visited in that row) to the target ``T`` is a walk inside row ``r`` that avoids ``V`` followed (unless ``T`` is
+in row ``r``) by a downward move onto a position from which ``T`` is reachable at all (a fresh row: shortest
+paths never repeat a position).  The positions from which ``T`` is reachable, with their distances, come from a
+reverse breadth-first search from ``T`` (:func:`_reverse_bfs`).
+
+The rule functions of ``rules.py`` run here as plain Python on lists (``tab``, ``board``), the same code the
+kernels compile; every emitted command is also executed through :func:`rules.step`, and the caller re-scores the
+finished string with the exact scorer.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from puzzlebatch.puzzles.hextris import rules
+from puzzlebatch.puzzles.hextris.model import CANONICAL_CHAR, CHAR_TO_COMMAND
+
+DOWN = (rules.C_SW, rules.C_SE)
+
+
+def phrase_commands(phrase: str) -> list[int] | None:
+    """The commands a phrase spells, or None when a character is not a command."""
+    out = []
+    for ch in phrase.lower():
+        if ch not in CHAR_TO_COMMAND:
+            return None
+        out.append(CHAR_TO_COMMAND[ch])
+    return out
+
+
+class _Unit:
+    """Moves of one unit on one board, with rotations kept canonical (modulo the unit's symmetry)."""
+
+    def __init__(self, tab: list, board: list, u: int, tab_arr, board_arr):
+        self.tab, self.board, self.u = tab, board, u
+        self.tab_arr, self.board_arr = tab_arr, board_arr
+        self.crot = tab[rules.H_CROT] + u * 6
+        self._fits: dict = {}
+
+    def fits(self, p) -> bool:
+        f = self._fits.get(p)
+        if f is None:
+            f = self._fits[p] = bool(rules.fits(self.board, self.tab, self.u, p[0], p[1], p[2]))
+        return f
+
+    def move(self, p, cmd):
+        q, r, rot = rules.moved(p[0], p[1], p[2], cmd)
+        return q, r, self.tab[self.crot + rot]
+
+
+class _Dist:
+    """Distances to the target by position ``(pq, pr, rot)`` (``in``: the target is reachable from there)."""
+
+    def __init__(self, tab, d: list):
+        self.d = d
+        self.border, self.slots = tab[rules.H_BORDER], tab[rules.H_NSLOTS]
+        self.rows = tab[rules.H_NROWS]
+
+    def _id(self, p):
+        x = p[0] + (p[1] >> 1) + self.border
+        y = p[1] + self.border
+        if x < 0 or y < 0 or x >= self.slots or y >= self.rows:
+            return -1
+        return (y * self.slots + x) * 6 + p[2]
+
+    def __contains__(self, p) -> bool:
+        i = self._id(p)
+        return i >= 0 and self.d[i] > 0
+
+    def __getitem__(self, p) -> int:
+        return self.d[self._id(p)] - 1
+
+
+def _reverse_bfs(unit: _Unit, target, top_row: int) -> _Dist:
+    """Distance to ``target`` of every valid position (rows ``top_row`` .. target's) that can reach it
+    (``rules.reverse_distances``, compiled for the CPU)."""
+    from puzzlebatch.cpu_fallback.hextris import weave_rules
+
+    tab = unit.tab
+    work = np.zeros(2 * tab[rules.H_NPOS], np.int64)
+    weave_rules().reverse_distances(unit.board_arr, unit.tab_arr, unit.u, target[0], target[1], target[2],
+                                    top_row, work)
+    return _Dist(tab, work[: tab[rules.H_NPOS]].tolist())
+
+
+def _reachable(unit: _Unit, p, visited: set, target, dist: dict) -> bool:
+    """True when ``target`` can be reached legally from ``p`` with ``visited`` marked in ``p``'s row."""
+    if p == target:
+        return True
+    seen = {p}
+    queue = [p]
+    while queue:
+        a = queue.pop()
+        for cmd in range(6):
+            b = unit.move(a, cmd)
+            if cmd in DOWN:
+                if b in dist:
+                    return True
+                continue
+            if b == target and b not in visited:
+                return True
+            if b in seen or b in visited or b not in dist or not unit.fits(b):
+                continue
+            seen.add(b)
+            queue.append(b)
+    return False
+
+
+def _try_path(unit: _Unit, p, visited: set, cmds: list[int]):
+    """Follow ``cmds`` from ``p``; the end position and visited set, or None if a move locks or repeats."""
+    visited = set(visited)
+    for cmd in cmds:
+        q = unit.move(p, cmd)
+        if not unit.fits(q):
+            return None
+        if cmd in DOWN:
+            visited = {q}
+        elif q in visited:
+            return None
+        else:
+            visited.add(q)
+        p = q
+    return p, visited
+
+
+def weave(tab: list, seed: int, placements, phrases: list[str], max_tries: int = 64,
+          deadline: float | None = None) -> str:
+    """A command string locking the game's units at ``placements`` (``(pivot x, pivot y, rot)`` each, as
+    :meth:`Playouts.lockable` lists them) and spelling phrases of power wherever the board allows.
+
+    ``tab`` is the problem's table as a list (``encode.problem_tables(p).tolist()``).  ``max_tries`` bounds the
+    phrase attempts per unit (time); past ``deadline`` (``time.perf_counter()``) no more phrases are tried (the
+    remaining units take shortest paths).  Raises ``ValueError`` if a placement is not reachable (a player bug).
+    """
+    cands = []
+    for ph in dict.fromkeys(p.lower() for p in phrases):
+        c = phrase_commands(ph)
+        if c:
+            cands.append((ph, c))
+    used: set[str] = set()
+    state = [0] * rules.STATE_LEN
+    nw = tab[rules.H_NW]
+    # Python ints do not wrap: keep the row masks and the board words unsigned so that a 64-bit word with bit 63
+    # set compares equal to its full-row mask (the kernels' int64 -1)
+    tab_arr = np.asarray(tab, dtype=np.int64)
+    tab = [int(v) for v in tab]
+    for base, n in ((tab[rules.H_ROWMASK], nw), (tab[rules.H_BOARD0], tab[rules.H_HEIGHT] * nw)):
+        for k in range(base, base + n):
+            tab[k] &= (1 << 64) - 1
+    board = [0] * (tab[rules.H_HEIGHT] * nw)
+    vis = [0] * tab[rules.H_VISWORDS]
+    rules.init_game(state, board, vis, tab, seed)
+    out: list[str] = []
+
+    def gain(c):  # best gain first: unused phrases (+300), then the longest
+        return -(2 * len(c[1]) + (300 if c[0] not in used else 0))
+
+    order = sorted(cands, key=gain)
+
+    def emit(text: str, cmds: list[int]) -> None:
+        for c in cmds:
+            rules.step(state, board, vis, tab, c)
+        out.append(text)
+
+    for px, py, rot in placements:
+        if state[rules.S_END] != rules.END_IN_PROGRESS:
+            break
+        unit = _Unit(tab, board, state[rules.S_UNIT], tab_arr,
+                     np.array([w - (1 << 64) if w >> 63 else w for w in board], dtype=np.int64))
+        pq = px - (py >> 1)
+        target = (pq, py, tab[unit.crot + rot % 6])
+        lock = rules.lock_command(board, tab, unit.u, pq, py, target[2])
+        p = (state[rules.S_PQ], state[rules.S_PR], tab[unit.crot + state[rules.S_ROT]])
+        dist = _reverse_bfs(unit, target, p[1])
+        visited = {p}
+        if lock < 0 or not _reachable(unit, p, visited, target, dist):
+            raise ValueError(f"placement {(px, py, rot)} is not reachable")
+        locked = state[rules.S_LOCKED]
+        tries = 0 if deadline is None or time.perf_counter() < deadline else max_tries
+        while p != target:
+            took = False
+            if tries < max_tries:
+                # best gain first: unused phrases (+300), then the longest
+                for ph, cmds in order:
+                    tries += 1
+                    got = _try_path(unit, p, visited, cmds)
+                    if got is not None and _reachable(unit, got[0], got[1], target, dist):
+                        emit(ph, cmds)
+                        if ph not in used:
+                            used.add(ph)
+                            order = sorted(cands, key=gain)
+                        p, visited = got
+                        took = True
+                        break
+                    if tries >= max_tries:
+                        break
+            if took:
+                continue
+            moves = []
+            for cmd in range(6):
+                q = unit.move(p, cmd)
+                if q not in dist or (cmd not in DOWN and q in visited):
+                    continue
+                moves.append((dist[q], cmd, q))
+            best = None
+            for d, cmd, q in sorted(moves):
+                nv = {q} if cmd in DOWN else visited | {q}
+                if _reachable(unit, q, nv, target, dist):
+                    best = (d, cmd, q, nv)
+                    break
+            if best is None:  # pragma: no cover - reachability was checked before every move
+                raise ValueError(f"lost the way to placement {(px, py, rot)}")
+            emit(CANONICAL_CHAR[best[1]], [best[1]])
+            p, visited = best[2], best[3]
+        emit(CANONICAL_CHAR[lock], [lock])
+        if state[rules.S_LOCKED] != locked + 1 or state[rules.S_END] >= rules.END_ERROR_REPEAT:
+            raise ValueError(f"placement {(px, py, rot)}: the woven path did not lock there")  # pragma: no cover
+    return "".join(out)

@@ -1,0 +1,457 @@
+"""The hex Tetris player: beam search over lockable placements, evaluated in batch on the playout kernels, with
+phrases of power woven into the command paths and every solution re-scored by the exact scorer.
+
+For every unit of every game (all seeds of a problem advance together, one batch):
+
+1. :meth:`Playouts.lockable` lists, for each beam state, every position where the unit can lock (a breadth-first
+   search over positions, pivot × rotation class, in the kernel) with the kernel's placement features;
+2. the ``keep`` best of them by the quick greedy score (``GREEDY_WEIGHTS``) become candidate children: the states
+   are copied (:meth:`GameBatch.take`) and every copy locks its candidate in one :meth:`Playouts.run_placements`
+   batch (shortest legal command path, repeat rule respected);
+3. each child's resulting board is scored by the weighted heuristic of :data:`FEATURE_NAMES` (move score so far,
+   holes, aggregate height, bumpiness, row transitions, maximum height: the document's six weights), and the
+   ``beam`` best distinct children of each game are kept.  Keeping several boards per game is the look-ahead: a
+   placement is only committed to when its continuations stay among the best.
+
+A game ends when every beam state has ended; its best final state's placements are then spelled as commands by
+:func:`puzzlebatch.puzzles.hextris.phrases.weave` (phrases of power woven into the paths to the same locks),
+and both the woven string and the plain shortest-path string are scored by the exact batch scorer
+(:func:`score_solutions`): the better is kept and a solution scoring 0 is never returned.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from puzzlebatch.errors import PuzzleInputError
+from puzzlebatch.puzzles.hextris import rules
+from puzzlebatch.puzzles.hextris.encode import problem_tables
+from puzzlebatch.puzzles.hextris.model import Problem
+from puzzlebatch.runners.backend import Backend
+from puzzlebatch.runners.hextris import GREEDY_WEIGHTS, Playouts, score_solutions, solution_strings
+
+#: the board heuristic's features; the value of a state is ``w[0] * score - sum(w[k] * feature[k])`` (k >= 1)
+FEATURE_NAMES = ("score", "holes", "height", "bumpiness", "row_transitions", "max_height")
+#: the default weights: the best single weight vector on the whole-qualifier bench (bench/RESULTS.md: rank sum 659
+#: against 737 for the GA's best genome ``TUNED_WEIGHTS`` and 773 for the hand-set ``HAND_WEIGHTS``)
+DEFAULT_WEIGHTS = np.array([10, 1, 0, 0, 1, 1], dtype=np.int64)
+#: the best genome of the recorded tuning run (``hextris tune --problems 0-23 --generations 6``)
+TUNED_WEIGHTS = np.array([4, 9, 6, 0, 8, 8], dtype=np.int64)
+HAND_WEIGHTS = np.array([4, 10, 1, 2, 3, 4], dtype=np.int64)
+#: the document's ancestor genome ("la pondération naturelle de base"), first candidate of a tuning run
+ANCESTOR_WEIGHTS = np.array([3, 2, 1, 100, 1, 100], dtype=np.int64)
+
+
+def load_weights(path: str | Path) -> np.ndarray:
+    """Weights from a JSON file: a list of 6 numbers, or a list of such lists (a portfolio: every game is played
+    with each and the best solution by the exact scorer is kept), or ``{"weights": ...}`` (one-line error
+    otherwise)."""
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as e:
+        raise PuzzleInputError(f"--weights {path}: cannot read ({e.strerror})") from None
+    except json.JSONDecodeError as e:
+        raise PuzzleInputError(f"--weights {path}: not JSON ({e.msg} at line {e.lineno})") from None
+    w = doc.get("weights") if isinstance(doc, dict) else doc
+    rows = w if isinstance(w, list) and w and all(isinstance(r, list) for r in w) else [w]
+    for r in rows:
+        if not isinstance(r, list) or len(r) != len(FEATURE_NAMES) or \
+                not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in r):
+            raise PuzzleInputError(f"--weights {path}: expected a list of {len(FEATURE_NAMES)} numbers "
+                                   f"({', '.join(FEATURE_NAMES)}) or a list of such lists (a portfolio)")
+    return np.array(w, dtype=np.float64)
+
+
+def board_features(boards: np.ndarray, problem: Problem) -> np.ndarray:
+    """The board features (``FEATURE_NAMES[1:]``) of each board row (``GameBatch.boards``), int64 ``[n, 5]``.
+
+    Columns are the offset columns ``x``; a hole is an empty cell below a full cell of its column; a column's
+    height counts from the floor to its highest full cell; row transitions count full/empty changes along each
+    row with the walls full.
+    """
+    w, h = problem.width, problem.height
+    nw = (w + 63) // 64
+    n = len(boards)
+    words = np.ascontiguousarray(boards[:, : h * nw]).reshape(n, h, nw)
+    bits = np.unpackbits(words.view(np.uint8).reshape(n, h, nw * 8), axis=2, bitorder="little")[:, :, :w]
+    full = bits.astype(bool)
+    covered = np.logical_or.accumulate(full, axis=1)
+    holes = (covered & ~full).sum(axis=(1, 2))
+    heights = covered.sum(axis=1)  # [n, w]: rows from the first full cell down to the floor
+    agg = heights.sum(axis=1)
+    bump = np.abs(np.diff(heights, axis=1)).sum(axis=1)
+    walled = np.ones((n, h, w + 2), dtype=bool)
+    walled[:, :, 1:-1] = full
+    trans = (walled[:, :, 1:] != walled[:, :, :-1]).sum(axis=(1, 2))
+    maxh = heights.max(axis=1)
+    return np.stack([holes, agg, bump, trans, maxh], axis=1).astype(np.int64)
+
+
+def state_values(scores: np.ndarray, feats: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """The heuristic value of states: ``w[0] * score - w[1:] · features`` (``weights`` one row, or one per state)."""
+    w = np.asarray(weights, dtype=np.float64)
+    if w.ndim == 2:
+        return w[:, 0] * scores - (feats * w[:, 1:]).sum(axis=1)
+    return w[0] * scores.astype(np.float64) - feats.astype(np.float64) @ w[1:]
+
+
+@dataclass
+class GamePlan:
+    """One game's chosen placements and the move score the kernel gave them."""
+
+    problem: Problem
+    seed: int
+    placements: list[tuple[int, int, int]]
+    move_score: int
+    end: str
+
+
+@dataclass
+class BeamPlayer:
+    """Beam search over placements for all seeds of one problem at once (see the module docstring).
+
+    Parameters
+    ----------
+    beam
+        States kept per game after each unit (1 = greedy on the heuristic).
+    keep
+        Candidate placements per state evaluated on the kernel (the best by the quick greedy score).
+    weights
+        ``[6]`` for every game, or ``[n_games, 6]``: one row per game of :meth:`plan` (the tuner plays every genome
+        of a generation in one batch this way).
+    """
+
+    problem: Problem
+    backend: Backend
+    weights: np.ndarray = field(default_factory=lambda: DEFAULT_WEIGHTS.copy())
+    beam: int = 4
+    keep: int = 8
+    units_played: int = 0
+
+    def __post_init__(self) -> None:
+        self.sim = Playouts([self.problem], self.backend)
+
+    def plan(self, seeds, soft_deadline: float | None = None, hard_deadline: float | None = None) \
+            -> list[GamePlan]:
+        """Play every seed; after ``soft_deadline`` (``time.perf_counter()``) the search narrows to beam 1,
+        keep 1; at ``hard_deadline`` it stops and each game keeps its best state so far (a legal partial game)."""
+        seeds = [int(s) for s in seeds]
+        n = len(seeds)
+        cur = self.sim.new_games(seeds)
+        owner = np.arange(n)
+        node = np.full(n, -1, np.int64)
+        parents: list[np.ndarray] = []  # per depth: parent node ids (global numbering)
+        places: list[np.ndarray] = []
+        base = [0]
+        best_node = np.full(n, -1, np.int64)
+        best_score = cur.move_scores.copy()
+        best_end = cur.ends.copy()
+        total = 0
+        while len(cur):
+            now = time.perf_counter()
+            if hard_deadline is not None and now > hard_deadline:
+                break
+            narrow = soft_deadline is not None and now > soft_deadline
+            beam, keep = (1, 1) if narrow else (self.beam, self.keep)
+            lock = self.sim.lockable(cur)
+            idx, tg = [], []
+            for i, (pl, f) in enumerate(lock):
+                if len(pl) == 0:
+                    continue
+                top = np.argsort(-(f @ GREEDY_WEIGHTS), kind="stable")[:keep]
+                idx.append(np.full(len(top), i))
+                tg.append(pl[top])
+            if not idx:
+                break
+            idx = np.concatenate(idx)
+            tg = np.concatenate(tg)
+            ch = cur.take(idx)
+            self.sim.run_placements(ch, tg[:, None, :], record=False)
+            self.units_played += len(ch)
+            parents.append(node[idx])
+            places.append(tg)
+            ids = total + np.arange(len(ch))
+            total += len(ch)
+            base.append(total)
+            ch_owner = owner[idx]
+            scores = ch.move_scores
+            ended = ch.ends != rules.END_IN_PROGRESS
+            for j in np.nonzero(ended)[0]:
+                o = ch_owner[j]
+                if best_node[o] < 0 or scores[j] > best_score[o]:
+                    best_node[o], best_score[o], best_end[o] = ids[j], scores[j], ch.ends[j]
+            live = np.nonzero(~ended)[0]
+            if len(live) == 0:
+                break
+            w = np.asarray(self.weights)
+            values = state_values(scores[live], board_features(ch.boards[live], self.problem),
+                                  w[ch_owner[live]] if w.ndim == 2 else w)
+            order = live[np.lexsort((-values, ch_owner[live]))]
+            chosen, seen, count = [], set(), {}
+            for j in order:
+                o = int(ch_owner[j])
+                if count.get(o, 0) >= beam:
+                    continue
+                key = (o, ch.boards[j].tobytes(), int(scores[j]))
+                if key in seen:
+                    continue
+                seen.add(key)
+                count[o] = count.get(o, 0) + 1
+                chosen.append(j)
+            chosen = np.array(chosen, np.int64)
+            # a live state better than any finished one so far also counts (stop at the hard deadline)
+            for j in chosen:
+                o = ch_owner[j]
+                if best_node[o] < 0 or scores[j] > best_score[o]:
+                    best_node[o], best_score[o], best_end[o] = ids[j], scores[j], rules.END_IN_PROGRESS
+            cur = ch.take(chosen)
+            owner = ch_owner[chosen]
+            node = ids[chosen]
+        all_parents = np.concatenate(parents) if parents else np.zeros(0, np.int64)
+        all_places = np.concatenate(places) if places else np.zeros((0, 3), np.int64)
+        from puzzlebatch.puzzles.hextris.model import END_NAMES
+
+        out = []
+        for g in range(n):
+            seq = []
+            k = int(best_node[g])
+            while k >= 0:
+                seq.append(tuple(int(v) for v in all_places[k]))
+                k = int(all_parents[k])
+            out.append(GamePlan(self.problem, seeds[g], seq[::-1], int(best_score[g]), END_NAMES[int(best_end[g])]))
+        return out
+
+
+@dataclass
+class Solved:
+    """One emitted solution with its exact score."""
+
+    entry: dict  # official {"problemId", "seed", "tag", "solution"}
+    move_score: int
+    power_score: int
+    total: int
+    end: str
+    woven: bool
+
+
+def spell(plans: list[GamePlan], backend: Backend, phrases: list[str], *, tag: str = "puzzlebatch-beam",
+          weave_phrases: bool = True, deadline: float | None = None) -> list[Solved]:
+    """Commands for planned games: woven with phrases and plain shortest paths, both scored by the exact scorer;
+    the better of each game is kept, and a game whose best solution scores 0 is left out."""
+    from puzzlebatch.puzzles.hextris.phrases import weave
+
+    if not plans:
+        return []
+    problems = {p.problem.id: p.problem for p in plans}
+    # plain shortest paths from the kernel, all games in one batch per problem
+    plain: dict[int, str] = {}
+    for pid, prob in problems.items():
+        gi = [i for i, p in enumerate(plans) if p.problem.id == pid]
+        sim = Playouts([prob], backend)
+        games = sim.new_games([plans[i].seed for i in gi])
+        k = max(1, max(len(plans[i].placements) for i in gi))
+        tg = np.zeros((len(gi), k, 3), np.int64)
+        nt = np.zeros(len(gi), np.int64)
+        for r, i in enumerate(gi):
+            pl = plans[i].placements
+            if pl:
+                tg[r, : len(pl)] = pl
+            nt[r] = len(pl)
+        for r, s in zip(gi, solution_strings(sim.run_placements(games, (tg, nt)))):
+            plain[r] = s
+    entries, woven_flags = [], []
+    tabs = {pid: problem_tables(p).tolist() for pid, p in problems.items()}
+    for i, p in enumerate(plans):
+        entries.append({"problemId": p.problem.id, "seed": p.seed, "tag": tag, "solution": plain[i]})
+        woven_flags.append(False)
+        if weave_phrases and phrases and (deadline is None or time.perf_counter() < deadline):
+            entries.append({"problemId": p.problem.id, "seed": p.seed, "tag": tag,
+                            "solution": weave(tabs[p.problem.id], p.seed, p.placements, phrases,
+                                              deadline=deadline)})
+            woven_flags.append(True)
+    run = score_solutions(problems, entries, phrases, backend)
+    best: dict[tuple[int, int], int] = {}
+    for k, s in enumerate(run.scores):
+        key = (s.problemId, s.seed)
+        if key not in best or s.total > run.scores[best[key]].total:
+            best[key] = k
+    out = []
+    for key, k in best.items():
+        s = run.scores[k]
+        if s.total <= 0:
+            continue
+        out.append(Solved(entries[k], s.move_score, s.power_score, s.total, s.end, woven_flags[k]))
+    return out
+
+
+def _warm_up(problem: Problem, backend: Backend) -> None:
+    """Compile the kernels the player uses (numba compiles on first call) on one unit of one game."""
+    sim = Playouts([problem], backend)
+    g = sim.new_games(problem.source_seeds[:1])
+    pl, _ = sim.lockable(g)[0]
+    if len(pl):
+        sim.run_placements(g.take([0]), pl[:1, None, :])
+    sim.run_commands(g, ["l"])
+
+
+def play_problems(problems: list[Problem], backend: Backend, *, seeds: dict[int, list[int]] | None = None,
+                  weights=None, beam: int = 4, keep: int = 8, phrases: list[str] | None = None,
+                  seconds: float | None = None, tag: str = "puzzlebatch-beam", weave_phrases: bool = True,
+                  on_problem=None) -> list[Solved]:
+    """Plan and spell every seed of every problem (``seeds[problem.id]`` overrides the seeds played).
+
+    With ``seconds``, the kernels are compiled first, then each problem gets a share of the time left proportional
+    to its units × seeds × width: past 60 % of its share the search narrows to greedy (beam 1, keep 1); past 85 % of the
+    whole budget the planning stops (the games keep their best state: legal partial games) and the phrase weaving
+    tries no more phrases past the problem's share.
+    """
+    from puzzlebatch.puzzles.hextris.model import load_phrases
+
+    phrases = load_phrases() if phrases is None else phrases
+    weights = DEFAULT_WEIGHTS if weights is None else np.asarray(weights)
+    if weights.ndim == 2 and len(weights) == 1:
+        weights = weights[0]
+    t0 = time.perf_counter()
+    seed_lists = [list(dict.fromkeys(seeds[p.id] if seeds and p.id in seeds else p.source_seeds)) for p in problems]
+    work = np.array([p.source_length * len(s) * p.width for p, s in zip(problems, seed_lists)], dtype=np.float64)
+    if problems and seconds is not None:
+        _warm_up(problems[0], backend)
+    out: list[Solved] = []
+    for i, (p, s) in enumerate(zip(problems, seed_lists)):
+        start = time.perf_counter()
+        soft = hard = mine = None
+        if seconds is not None:
+            hard = t0 + 0.85 * seconds
+            mine = start + max(0.0, hard - start) * work[i] / max(work[i:].sum(), 1.0)  # this problem's share
+            soft = start + 0.6 * (mine - start)  # the rest of the share for the weaving
+        if weights.ndim == 2:  # a portfolio: every seed once per weight row, in one batch
+            player = BeamPlayer(p, backend, np.repeat(weights, len(s), axis=0), beam, keep)
+            plans = player.plan(list(s) * len(weights), soft, hard)
+        else:
+            player = BeamPlayer(p, backend, weights, beam, keep)
+            plans = player.plan(s, soft, hard)
+        solved = spell(plans, backend, phrases, tag=tag, weave_phrases=weave_phrases, deadline=mine)
+        out.extend(solved)
+        if on_problem is not None:
+            on_problem(p, solved)
+    return out
+
+
+# -- the `hextris play` command (beam player) -----------------------------------------------------------------------
+def _phrases(args) -> list[str]:
+    from puzzlebatch.puzzles.hextris.model import load_phrases
+
+    if args.no_phrases:
+        return []
+    out = list(args.phrase or [])
+    if args.phrases:
+        out += load_phrases(args.phrases)
+    return out or load_phrases()
+
+
+def run_play_beam(args, problems: list[Problem]) -> int:
+    """``puzzlebatch hextris play`` with the beam player: official solutions (or ``--json`` with scores) on
+    stdout; ``--out`` stores each problem's solutions as it finishes and ``--resume`` skips those."""
+    import sys
+
+    from puzzlebatch.cli import print_json
+    from puzzlebatch.runners.backend import select_backend
+    from puzzlebatch.runners.progress import bar
+
+    if args.resume and not args.out:
+        raise PuzzleInputError("--resume needs --out FILE.h5 (the results file of the interrupted run)")
+    if args.seed is not None and args.all_seeds:
+        raise PuzzleInputError("--seed and --all-seeds: give one of them")
+    if args.beam < 1 or args.keep < 1:
+        raise PuzzleInputError(f"--beam {args.beam} --keep {args.keep}: both must be at least 1")
+    seeds = None
+    if args.seed is not None:
+        for p in problems:
+            if args.seed not in p.source_seeds:
+                raise PuzzleInputError(f"--seed {args.seed}: not a seed of problem {p.id} "
+                                       f"({', '.join(map(str, p.source_seeds))})")
+        seeds = {p.id: [args.seed] for p in problems}
+    weights = load_weights(args.weights) if args.weights else DEFAULT_WEIGHTS
+    phrases = _phrases(args)
+    backend = select_backend(args.backend)
+    t0 = time.perf_counter()
+    done: list[dict] = []
+    store = run = None
+    if args.out:
+        from puzzlebatch.results.store import ResultsStore
+
+        params = {"problems": [p.id for p in problems], "weights": np.asarray(weights).tolist(), "beam": args.beam,
+                  "keep": args.keep, "seed": args.seed, "phrases": phrases, "tag": args.tag}
+        out = Path(args.out)
+        if args.resume and not out.exists():
+            raise PuzzleInputError(f"--resume: {out} does not exist; give the --out file of the interrupted run")
+        store = ResultsStore(out, "a")
+        if args.resume:
+            for rid in reversed(store.run_ids()):
+                r = store.run(rid)
+                if r.attrs.get("algorithm") == "beam-play" and r.attrs.get("status") != "done" \
+                        and r.attrs["params"] == params:
+                    run = r
+                    break
+            if run is None:
+                store.close()
+                raise PuzzleInputError(f"--resume: {out} has no unfinished beam play with these settings")
+            ck = run.load_checkpoint()
+            if ck is not None:
+                done = list(ck[1].get("done", []))
+        else:
+            run = store.create_run("hextris", "beam-play", backend=backend.name, device=backend.device, seed=None,
+                                   params=params)
+    finished = {d["entry"]["problemId"] for d in done}
+    todo = [p for p in problems if p.id not in finished]
+    progress = bar("hextris play", unit="problem", total=len(problems))
+    progress.update(len(problems) - len(todo))
+
+    def on_problem(p, solved):
+        done.extend({"entry": s.entry, "move_score": s.move_score, "power_score": s.power_score, "total": s.total,
+                     "end": s.end, "woven": s.woven} for s in solved)
+        if run is not None:
+            run.save_checkpoint({"problem_ids": np.array(sorted({d["entry"]["problemId"] for d in done}))},
+                                {"done": done})
+        progress.update(1)
+
+    try:
+        play_problems(todo, backend, seeds=seeds, weights=weights, beam=args.beam, keep=args.keep, phrases=phrases,
+                      seconds=None if args.time is None else max(0.1, args.time - (time.perf_counter() - t0)),
+                      tag=args.tag, weave_phrases=bool(phrases), on_problem=on_problem)
+    except KeyboardInterrupt:
+        progress.close()
+        if run is not None:
+            run.finish("interrupted", seconds=time.perf_counter() - t0)
+            store.close()
+            print(f"puzzlebatch: interrupted; resume with --out {args.out} --resume", file=sys.stderr)
+        return 130
+    progress.close()
+    seconds = time.perf_counter() - t0
+    if run is not None:
+        run.append_items(problemId=np.array([d["entry"]["problemId"] for d in done], np.int64),
+                         seed=np.array([d["entry"]["seed"] for d in done], np.int64),
+                         total=np.array([d["total"] for d in done], np.int64),
+                         solution=np.array([d["entry"]["solution"] for d in done], dtype=object))
+        run.set_result({"games": len(done), "total": int(sum(d["total"] for d in done))})
+        run.finish("done", seconds=seconds)
+        store.close()
+    if args.json:
+        doc = {"backend": backend.name, "device": backend.device, "seconds": seconds, "player": "beam",
+               "beam": args.beam, "keep": args.keep, "weights": np.asarray(weights).tolist(),
+               "solutions": [d["entry"] for d in done],
+               "scores": [{k: d[k] for k in ("move_score", "power_score", "total", "end", "woven")}
+                          | {"problemId": d["entry"]["problemId"], "seed": d["entry"]["seed"]} for d in done]}
+        if run is not None:
+            doc |= {"out": str(args.out), "run_id": run.id}
+        print_json(doc)
+        return 0
+    print_json([d["entry"] for d in done])
+    print(f"{len(done)} games, total score {sum(d['total'] for d in done)} "
+          f"(power {sum(d['power_score'] for d in done)}), {seconds:.2f} s on {backend.name}", file=sys.stderr)
+    return 0

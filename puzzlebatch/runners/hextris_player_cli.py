@@ -1,0 +1,176 @@
+"""``puzzlebatch hextris tune`` and ``puzzlebatch hextris rank`` (issue 8)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from puzzlebatch.errors import PuzzleInputError
+
+
+def parse_problem_range(text: str) -> list[int]:
+    """``0-24``, ``1,3,5-7`` -> problem numbers (one-line error otherwise)."""
+    out = []
+    try:
+        for part in text.split(","):
+            a, _, b = part.partition("-")
+            out.extend(range(int(a), int(b or a) + 1))
+    except ValueError:
+        raise PuzzleInputError(f"--problems {text!r}: expected numbers and ranges like 0-24 or 1,3,5-7") from None
+    bad = [i for i in out if not 0 <= i <= 24]
+    if bad:
+        raise PuzzleInputError(f"--problems {text!r}: no qualifier problem {bad[0]} (0..24)")
+    return list(dict.fromkeys(out))
+
+
+def run_tune(args) -> int:
+    from puzzlebatch.cli import print_json
+    from puzzlebatch.puzzles.hextris.model import official_problem
+    from puzzlebatch.results.store import ResultsStore
+    from puzzlebatch.runners.backend import select_backend
+    from puzzlebatch.runners.hextris_tune import TuneConfig, Tuner
+    from puzzlebatch.runners.progress import bar
+
+    if args.resume and not args.out:
+        raise PuzzleInputError("--resume needs --out FILE.h5 (the results file of the interrupted run)")
+    if args.generations < 0 or args.seeds_per_problem < 1:
+        raise PuzzleInputError("--generations must be >= 0 and --seeds-per-problem >= 1")
+    ids = parse_problem_range(args.problems)
+    games = [(p, s) for p in map(official_problem, ids) for s in list(dict.fromkeys(p.source_seeds))
+             [: args.seeds_per_problem]]
+    cfg = TuneConfig(population=args.population, elite=args.elite, newcomers=args.newcomers,
+                     gene_low=args.gene_low, gene_high=args.gene_high, p_major=args.p_major)
+    backend = select_backend(args.backend)
+    tuner = Tuner(games, backend, cfg, seed=args.seed, beam=args.beam, keep=args.keep)
+    store = run = None
+    params = {"problems": ids, "seeds_per_problem": args.seeds_per_problem, "population": args.population,
+              "elite": args.elite, "newcomers": args.newcomers, "genes": [args.gene_low, args.gene_high],
+              "p_major": args.p_major, "beam": args.beam, "keep": args.keep}
+    if args.out:
+        out = Path(args.out)
+        if args.resume and not out.exists():
+            raise PuzzleInputError(f"--resume: {out} does not exist; give the --out file of the interrupted run")
+        store = ResultsStore(out, "a")
+        if args.resume:
+            run = next((store.run(r) for r in reversed(store.run_ids())
+                        if store.run(r).attrs.get("algorithm") == "ga-tune"
+                        and store.run(r).attrs["params"] == params and store.run(r).attrs.get("status") != "done"),
+                       None)
+            if run is None:
+                store.close()
+                raise PuzzleInputError(f"--resume: {out} has no unfinished tuning run with these settings")
+            ck = run.load_checkpoint()
+            if ck is not None:
+                tuner.restore(*ck)
+        else:
+            run = store.create_run("hextris", "ga-tune", backend=backend.name, device=backend.device,
+                                   seed=args.seed, params=params)
+
+    def on_new(gen, genomes, fit):
+        if run is not None:
+            run.append_items(generation=np.full(len(genomes), gen, np.int64), genome=np.array(genomes, np.int64),
+                             fitness=np.asarray(fit, np.int64))
+
+    t0 = time.perf_counter()
+    progress = bar("hextris tune", unit="generation", total=args.generations)
+    progress.update(min(tuner.generation, args.generations))
+    while tuner.generation < args.generations:
+        rec = tuner.step(on_new)
+        if run is not None:
+            run.save_checkpoint(*tuner.checkpoint())
+        progress.update(1)
+        print(f"generation {rec['generation']}: best {rec['best']} {rec['genome']}, mean {rec['mean']:.0f}, "
+              f"{rec['evaluated']} new genomes, {rec['seconds']:.1f} s", file=sys.stderr)
+    progress.close()
+    genome, fitness = tuner.best() if tuner.cache else ([], 0)
+    if run is not None:
+        run.set_result({"best_genome": genome, "best_fitness": fitness, "history": tuner.history})
+        run.finish("done", seconds=time.perf_counter() - t0)
+        store.close()
+    if args.save_weights and genome:
+        Path(args.save_weights).write_text(json.dumps({"weights": genome, "fitness": fitness}) + "\n")
+    if args.png and tuner.history:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        fig, ax = plt.subplots(figsize=(6, 4))
+        gens = [h["generation"] for h in tuner.history]
+        ax.plot(gens, [h["best"] for h in tuner.history], "o-", label="best")
+        ax.plot(gens, [h["mean"] for h in tuner.history], "s--", label="mean")
+        ax.set_xlabel("generation")
+        ax.set_ylabel("fitness (total move score)")
+        ax.legend()
+        fig.tight_layout()
+        fig.savefig(args.png)
+        plt.close(fig)
+    doc = {"backend": backend.name, "best_weights": genome, "best_fitness": fitness, "history": tuner.history,
+           "games": len(games)}
+    if run is not None:
+        doc |= {"out": str(args.out), "run_id": run.id}
+    print_json(doc)
+    return 0
+
+
+def run_rank(args) -> int:
+    from puzzlebatch.cli import print_json
+    from puzzlebatch.puzzles.hextris.model import load_json, load_phrases, official_problem
+    from puzzlebatch.runners.backend import select_backend
+    from puzzlebatch.runners.hextris import parse_solutions, score_solutions
+    from puzzlebatch.runners.hextris_rank import overall_rank, problem_scores, rank_scores
+
+    entries = parse_solutions(load_json(args.results, "solutions"), args.results)
+    problems = {i: official_problem(i) for i in range(25)}
+    bad = [e["problemId"] for e in entries if e["problemId"] not in problems]
+    if bad:
+        raise PuzzleInputError(f"{args.results}: problemId {bad[0]} is not a qualifier problem (0..24)")
+    run = score_solutions(problems, entries, load_phrases(), select_backend(args.backend))
+    totals: dict = {}
+    for s in run.scores:  # the best solution of each game counts
+        totals[(s.problemId, s.seed)] = max(totals.get((s.problemId, s.seed), 0), s.total)
+    ranks = rank_scores(problem_scores(problems, totals))
+    rank_sum = sum(r.rank for r in ranks)
+    rows = [{"problemId": r.problem_id, "score": r.score, "rank": r.rank, "teams": r.teams, "best": r.best,
+             "best_team": r.best_team, "gap_to_best": r.best - r.score, "taupegoons": r.taupegoons} for r in ranks]
+    if args.json:
+        print_json({"backend": run.backend, "problems": rows, "rank_sum": rank_sum,
+                    "overall_place": overall_rank(rank_sum)})
+        return 0
+    for r in rows:
+        print(f"problem {r['problemId']:2d}: score {r['score']:7d}  rank {r['rank']:3d}/{r['teams']}  "
+              f"best {r['best']} ({r['best_team']})  TaupeGoons {r['taupegoons']}")
+    print(f"sum of ranks {rank_sum}: place {overall_rank(rank_sum)} of 315 on the qualifying leaderboard")
+    return 0
+
+
+def register(verbs) -> None:
+    p = verbs.add_parser("tune", help="tune the beam player's weights with the document's genetic algorithm")
+    p.add_argument("--problems", default="0-24", help="qualifier problems, e.g. 0-24 or 1,3,5-7 (default 0-24)")
+    p.add_argument("--seeds-per-problem", type=int, default=1, help="training seeds per problem (default 1)")
+    p.add_argument("--generations", type=int, default=5)
+    p.add_argument("--population", type=int, default=12)
+    p.add_argument("--elite", type=int, default=4)
+    p.add_argument("--newcomers", type=int, default=2)
+    p.add_argument("--gene-low", type=int, default=0)
+    p.add_argument("--gene-high", type=int, default=10)
+    p.add_argument("--p-major", type=float, default=0.1, help="chance of a major mutation per gene (default 0.1)")
+    p.add_argument("--beam", type=int, default=1, help="beam of the player during tuning (default 1)")
+    p.add_argument("--keep", type=int, default=4, help="candidates per state during tuning (default 4)")
+    p.add_argument("--seed", type=int, default=0, help="the GA's random seed")
+    p.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
+    p.add_argument("--out", metavar="FILE.h5", help="record every genome played and checkpoint every generation")
+    p.add_argument("--resume", action="store_true", help="continue the unfinished tuning run in --out")
+    p.add_argument("--save-weights", metavar="FILE", help="write the best weights (JSON, for play --weights)")
+    p.add_argument("--png", metavar="FILE", help="plot best and mean fitness per generation")
+    p.set_defaults(func=run_tune)
+
+    p = verbs.add_parser("rank", help="rank solutions of the 25 problems on the 2015 qualifying leaderboard")
+    p.add_argument("results", metavar="RESULTS.json", help="official solutions JSON")
+    p.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=run_rank)

@@ -1,0 +1,113 @@
+"""Tuning (the document's GA scheme) and leaderboard ranking of the hex Tetris player (issue 8)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from puzzlebatch.puzzles.hextris.model import official_problem
+from puzzlebatch.runners.hextris_player import ANCESTOR_WEIGHTS, BeamPlayer
+from puzzlebatch.runners.hextris_rank import load_leaderboard, overall_rank, rank_scores
+from puzzlebatch.runners.hextris_tune import TuneConfig, Tuner, evaluate, first_generation, next_generation
+from tests.test_cli import run_cli
+
+
+def test_first_generation_holds_the_ancestor_and_random_genes():
+    cfg = TuneConfig()
+    pop = first_generation(cfg, np.random.default_rng(1))
+    assert pop.shape == (12, 6) and pop[0].tolist() == ANCESTOR_WEIGHTS.tolist() == [3, 2, 1, 100, 1, 100]
+    assert pop[1:].min() >= 0 and pop[1:].max() <= 10
+
+
+def test_next_generation_keeps_the_four_best_and_breeds_the_rest():
+    cfg = TuneConfig()
+    rng = np.random.default_rng(2)
+    pop = first_generation(cfg, rng)
+    fit = np.arange(12)[::-1] * 10  # genome 0 best, then 1, 2, 3
+    nxt = next_generation(pop, fit, cfg, rng)
+    assert nxt.shape == (12, 6)
+    assert nxt[:4].tolist() == pop[:4].tolist()
+    # children lie between their parents' genes (+- the random factor) unless mutated
+    lo, hi = pop[:4].min(axis=0) - 1, pop[:4].max(axis=0) + 1
+    inside = ((nxt[4:10] >= lo) & (nxt[4:10] <= hi)).mean()
+    assert inside > 0.7
+    assert nxt[10:].max() <= 10
+
+
+def test_evaluate_batches_genomes_like_separate_players(cpu):
+    p = official_problem(21)
+    genomes = np.array([[4, 10, 1, 2, 3, 4], [0, 0, 0, 0, 0, 1]])
+    fit = evaluate(genomes, [(p, p.source_seeds[0])], cpu, beam=2, keep=3)
+    one = [BeamPlayer(p, cpu, g, 2, 3).plan(p.source_seeds[:1])[0].move_score for g in genomes]
+    assert fit.tolist() == one
+
+
+def test_tuner_never_replays_a_genome_and_resumes_exactly(cpu):
+    games = [(official_problem(21), official_problem(21).source_seeds[0])]
+    cfg = TuneConfig(population=6, elite=2, newcomers=1, gene_high=3)  # small genes: duplicates happen
+    whole = Tuner(games, cpu, cfg, seed=5, beam=1, keep=2)
+    played = []
+    for _ in range(3):
+        whole.step(lambda g, new, fit: played.extend(new))
+    assert len(played) == len(set(played)) == len(whole.cache)
+    half = Tuner(games, cpu, TuneConfig(population=6, elite=2, newcomers=1, gene_high=3), seed=5, beam=1, keep=2)
+    half.step()
+    arrays, meta = half.checkpoint()
+    again = Tuner(games, cpu, TuneConfig(population=6, elite=2, newcomers=1, gene_high=3), seed=99, beam=1, keep=2)
+    again.restore(arrays, json.loads(json.dumps(meta)))
+    again.step()
+    again.step()
+    assert again.history == [dict(h, seconds=a["seconds"]) for h, a in zip(whole.history, again.history)]
+
+
+def test_rank_reproduces_published_per_problem_ranks():
+    """A team's published per-problem scores, ranked by our rule, give the ranks the organizers published."""
+    board = load_leaderboard()
+    for team in ("TaupeGoons", "Unagi", "Super Cow Powers"):
+        scores = {int(pid): next(t["score"] for t in rows if t["team"] == team)
+                  for pid, rows in board["per_problem"].items() if any(t["team"] == team for t in rows)}
+        published = {int(pid): next(t["rank"] for t in rows if t["team"] == team)
+                     for pid, rows in board["per_problem"].items() if any(t["team"] == team for t in rows)}
+        assert {r.problem_id: r.rank for r in rank_scores(scores, board)} == published
+    tg = next(t for t in board["overall"] if t["team"] == "TaupeGoons")
+    assert overall_rank(tg["score"], board) <= tg["rank"]
+
+
+def test_tune_cli_records_and_resumes(tmp_path, capsys):
+    out = tmp_path / "t.h5"
+    args = ["hextris", "tune", "--problems", "21", "--population", "6", "--elite", "2", "--newcomers", "1",
+            "--keep", "2", "--backend", "cpu", "--out", str(out)]
+    code, text, _ = run_cli(capsys, *args, "--generations", "1")
+    assert code == 0
+    from puzzlebatch.results.store import ResultsStore
+
+    with ResultsStore(out, "a") as store:  # pretend the run was cut off after generation 0
+        store.run(json.loads(text)["run_id"]).finish("interrupted")
+    png = tmp_path / "f.png"
+    code, text, _ = run_cli(capsys, *args, "--generations", "2", "--resume", "--png", str(png))
+    doc = json.loads(text)
+    assert code == 0 and [h["generation"] for h in doc["history"]] == [0, 1] and png.stat().st_size > 0
+
+
+@pytest.mark.parametrize("args, message", [
+    (["hextris", "tune", "--problems", "30"], "no qualifier problem 30"),
+    (["hextris", "tune", "--problems", "a-b"], "expected numbers and ranges"),
+    (["hextris", "tune", "--population", "3"], "needs at least elite"),
+    (["hextris", "rank", "missing.json"], "missing.json"),
+])
+def test_tune_rank_bad_input(args, message, capsys):
+    code, _, err = run_cli(capsys, *args)
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1
+
+
+def test_rank_cli(tmp_path, capsys):
+    from puzzlebatch.puzzles.hextris.model import DATA_DIR
+
+    ref = json.loads((DATA_DIR / "reference_scores.json").read_text())
+    f = tmp_path / "r.json"
+    f.write_text(json.dumps([{k: e[k] for k in ("problemId", "seed", "solution")} for e in ref]))
+    code, text, _ = run_cli(capsys, "hextris", "rank", str(f), "--backend", "cpu", "--json")
+    doc = json.loads(text)
+    assert code == 0 and len(doc["problems"]) == 25 and doc["rank_sum"] == sum(r["rank"] for r in doc["problems"])
