@@ -152,15 +152,15 @@ class CountResult:
 
 def count_engine(eng: Engine, backend: Backend, settings: SearchSettings | None = None,
                  frontier: Frontier | None = None, on_batch: Callable | None = None,
-                 max_batches: int | None = None, totals: SearchTotals | None = None):
-    """Count the solutions below the given frontier (default: the root)."""
-    dfs = BatchDFS(eng.problem, backend, settings)
+                 max_batches: int | None = None, totals: SearchTotals | None = None, pool=None):
+    """Count the solutions below the given frontier (default: the root); ``pool`` runs the work items."""
+    dfs = BatchDFS(eng.problem, backend, settings, pool=pool)
     totals = totals or SearchTotals()
     if eng.dead:
         return totals, Frontier.root(eng.problem).take(slice(0, 0))
     if frontier is None:
         frontier = Frontier.root(eng.problem)
-    frontier = dfs.expand(frontier, totals, dfs.settings.frontier_target)
+    frontier = dfs.expand(frontier, totals, dfs.frontier_target())
     return dfs.count(frontier, totals, on_batch=on_batch, max_batches=max_batches)
 
 
@@ -193,11 +193,12 @@ def count_packing_run(pk: P.Packing, backend: Backend, mode: str = DEFAULT_MODE,
                       settings: SearchSettings | None = None, distinct: bool = True,
                       on_batch: Callable | None = None, frontier: Frontier | None = None,
                       totals: SearchTotals | None = None, max_batches: int | None = None,
-                      elapsed: float = 0.0) -> tuple[CountResult, Frontier, SearchTotals]:
+                      elapsed: float = 0.0, pool=None) -> tuple[CountResult, Frontier, SearchTotals]:
     """:func:`count_packing` that can stop (``max_batches``) and resume (``frontier``, ``totals``).
 
     Returns the result (``complete`` False when stopped early), the work left and the running totals — with
-    the problem itself, everything a checkpoint needs.
+    the problem itself, everything a checkpoint needs.  ``pool`` runs the work items elsewhere
+    (:mod:`puzzlebatch.runners.distributed`).
     """
     t0 = time.perf_counter()
     eng = engine(pk.cover, mode, prune)
@@ -208,10 +209,10 @@ def count_packing_run(pk: P.Packing, backend: Backend, mode: str = DEFAULT_MODE,
     rest = [lf for lf in leaves if len(lf.syms) > 1]
     if frontier is None:
         totals, left = count_engine(eng, backend, settings, frontier=leaf_frontier(eng, plain), on_batch=on_batch,
-                                    max_batches=max_batches)
+                                    max_batches=max_batches, pool=pool)
     else:
-        totals, left = BatchDFS(eng.problem, backend, settings).count(frontier, totals, on_batch=on_batch,
-                                                                      max_batches=max_batches)
+        totals, left = BatchDFS(eng.problem, backend, settings, pool=pool).count(frontier, totals, on_batch=on_batch,
+                                                                                 max_batches=max_batches)
     n_distinct = totals.count
     n_all = totals.count * len(syms)
     nodes = totals.nodes

@@ -133,6 +133,9 @@ def run_count(args) -> int:
             _save_problem(session.run, pk)
         on_batch = session.on_batch
     else:
+        from puzzlebatch.runners.distributed import open_pool
+
+        pool = open_pool(args.scheduler, args.backend, args.item_seconds)
         progress = bar(f"polyomino count {pk.board.label}", unit="batch")
 
         def on_batch(front, tot):
@@ -149,7 +152,8 @@ def run_count(args) -> int:
             res, rest, totals = RP.count_packing_run(
                 pk, backend, args.branch, not args.no_prune, settings, on_batch=on_batch,
                 frontier=session.frontier if session else None, totals=session.totals if session else None,
-                max_batches=args.max_batches, elapsed=session.elapsed if session else 0.0)
+                max_batches=args.max_batches, elapsed=session.elapsed if session else 0.0,
+                pool=session.pool if session else pool)
     except KeyboardInterrupt:
         if session is not None:
             return session.interrupted(f"the same command (puzzlebatch polyomino {verb} ...)")
@@ -157,6 +161,9 @@ def run_count(args) -> int:
         return 130
     if session is None:
         progress.close()
+        pool.close()
+        if pool.distributed:
+            print("\n".join(pool.work.lines()), file=sys.stderr)
     doc = res.to_json() | {"board": list(pk.board.size), "pieces": [p.name for p in pk.pieces],
                            "device": backend.device if not args.all else "cpu", "compile_seconds": compile_s}
     out = None
