@@ -124,7 +124,8 @@ class CountSession:
         if self._bar is None:
             self._bar = bar(self.label, unit="batch")
         self._bar.update(1)
-        self._bar.set_postfix(count=tot.count, items_left=len(front), nodes=tot.nodes)
+        rate = tot.nodes / max(1e-9, time.perf_counter() - self._t0)
+        self._bar.set_postfix(count=tot.count, items_left=len(front), nodes=tot.nodes, nodes_per_s=f"{rate:.3g}")
         if self.series:
             self.run.append_series(self.series, tot.batches, tot.count)
         # A snapshot: the totals object keeps changing during the next launch, before its frontier is known.

@@ -439,3 +439,25 @@ def map_jobs(pool: Pool, fn: Callable, jobs: Iterable, progress: Callable[[int],
             ac.add(new)
             continue
         yield i, fut.result()
+
+
+def map_ordered(pool: Pool, fn: Callable, jobs: Iterable) -> Iterator[object]:
+    """:func:`map_jobs`, its results yielded in job order (those that finish early wait in memory), so a
+    client writing them to a store writes exactly what a single-process run writes."""
+    waiting: dict[int, object] = {}
+    nxt = 0
+    for i, res in map_jobs(pool, fn, jobs):
+        waiting[i] = res
+        while nxt in waiting:
+            yield waiting.pop(nxt)
+            nxt += 1
+
+
+def job_sizes(n: int, pool: Pool, requested: int | None) -> int:
+    """How many instances one task takes: ``requested`` (``--batch``), else all of them in this process, or
+    about four tasks per worker on a cluster."""
+    if requested:
+        return requested
+    if not pool.distributed:
+        return max(1, n)
+    return max(1, math.ceil(n / (4 * pool.n_workers)))
