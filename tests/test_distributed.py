@@ -196,3 +196,50 @@ def test_sigkill_resume_exact(tmp_path, single):
     count, rows = single
     assert json.loads(r.stdout)["embeddings"] == count
     assert _rows(out) == (rows, count)  # every row once: none duplicated, none missing
+
+
+# -- other batch commands on a LocalCluster ------------------------------------------------------------------------
+def test_sliding_file_on_cluster_equals_single(tmp_path):
+    pytest.importorskip("dask.distributed")
+    boards = tmp_path / "eight.txt"  # three 8-puzzles (one unsolvable) and the source document's example
+    boards.write_text("1 2 3 4 5 6 0 7 8\n8 6 7 2 5 4 3 0 1\n1 2 3 4 5 6 8 7 0\n6 4 7 8 5 0 3 2 1\n")
+    rows = {}
+    for name, extra in (("single", []), ("cluster", ["--scheduler", "local:2", "--batch", "1"])):
+        out = tmp_path / f"{name}.h5"
+        r = _cli("sliding", "solve", "--file", str(boards), "--backend", "cpu", "--out", str(out), "--json", *extra,
+                 timeout=240)
+        assert r.returncode == 0, r.stderr
+        with ResultsStore(out, "r") as st:
+            it = st.run("sliding-solve-0000").items()
+            rows[name] = (it["length"].tolist(), list(it["moves"]))
+            work = st.run("sliding-solve-0000").attrs["result"]["work"]
+        if name == "cluster":
+            assert work["scheduler"] == "local:2" and sum(w["items"] for w in work["workers"].values()) == 4
+    assert rows["single"] == rows["cluster"]
+    assert rows["single"][0] == [2, 31, -1, 31]  # the two 31-move boards are the 8-puzzle's hardest (Reinefeld 1993)
+
+
+def test_gpu_workers_in_the_simulator(tmp_path):
+    """`--backend cuda` on a cluster: each worker runs the CUDA kernels (here numba's simulator, as CI has no GPU;
+    tests/conftest.py sets NUMBA_ENABLE_CUDASIM=1, which the worker processes inherit) and reports its backend."""
+    pytest.importorskip("dask.distributed")
+    from puzzlebatch.runners.backend import select_backend
+    from puzzlebatch.runners.distributed import DaskPool
+    from puzzlebatch.runners.search import Frontier, SearchTotals
+
+    assert os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
+    from puzzlebatch.puzzles.snake.generate import random_chain
+
+    box = Box(2, 2, 3)
+    chain = random_chain(box, 0)[0]
+    cpu = select_backend("cpu")
+    tiny = SearchSettings(budget=64, batch_size=8, frontier_target=4, first_batch_size=4)
+    expected, _, _ = snake.count(chain, box, cpu, tiny)
+    with DaskPool(parse_scheduler("local:1"), "cuda", item_seconds=60, say=lambda s: None) as pool:
+        dfs = snake.searcher(chain, box, cpu, tiny, pool=pool)
+        totals = SearchTotals()
+        frontier = dfs.expand(Frontier.root(dfs.problem), totals, 4, symmetric=True)
+        assert len(frontier) >= 2
+        totals, rest = count_on_pool(dfs, pool, frontier, totals, item_seconds=60, summary=pool.work)
+    assert len(rest) == 0 and totals.count == expected.embeddings > 0
+    assert {w.backend for w in pool.work.workers.values()} == {"cudasim"}
