@@ -200,9 +200,9 @@ class DaskPool(Pool):
                  item_seconds: float = DEFAULT_ITEM_SECONDS, say: Callable[[str], None] | None = None):
         try:
             from dask.distributed import Client, LocalCluster
-        except ImportError:
-            raise PuzzleInputError(f"--scheduler {spec}: Dask is not installed; pip install 'puzzlebatch[dist]'") \
-                from None
+        except ImportError as exc:
+            raise PuzzleInputError(f"--scheduler {spec}: Dask is not available ({exc}); pip install "
+                                   "'puzzlebatch[dist]'") from None
         self.spec = spec
         self.cluster = None
         say = say or (lambda s: print(f"puzzlebatch: {s}", file=sys.stderr))

@@ -5,7 +5,7 @@ three ways in one run: embedded (this process, numba prange over every core), th
 ... worker processes (each worker's numba threads get cores / workers).  Worker compilation is excluded by a
 warm-up count on the same cluster; the cluster start-up is reported apart.  Every count must be equal.
 
-    python bench/distributed.py [--seed 0] [--workers 1 2] [--repeat 1] [--item-seconds 5]
+    python bench/dask_scaling.py [--seed 0] [--workers 1 2] [--repeat 1] [--item-seconds 5]
 """
 
 from __future__ import annotations
