@@ -243,3 +243,4 @@ def test_gpu_workers_in_the_simulator(tmp_path):
         totals, rest = count_on_pool(dfs, pool, frontier, totals, item_seconds=60, summary=pool.work)
     assert len(rest) == 0 and totals.count == expected.embeddings > 0
     assert {w.backend for w in pool.work.workers.values()} == {"cudasim"}
+

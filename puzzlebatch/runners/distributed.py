@@ -35,7 +35,7 @@ import numpy as np
 from puzzlebatch.errors import PuzzleInputError
 
 DEFAULT_ITEM_SECONDS = 20.0  # a chunk's time on a worker before it hands back the rest to be re-split
-ITEMS_PER_WORKER = 64  # frontier items to expand the root into, per worker
+ITEMS_PER_WORKER = 1024  # frontier items to expand the root into, per worker
 CHUNKS_PER_WORKER = 8  # chunks in the first wave, per worker: small enough to balance, big enough to amortise
 MAX_RESUBMITS = 3  # a chunk whose task failed this many times is an error, not a retry
 
