@@ -184,7 +184,7 @@ def test_sigkill_resume_exact(tmp_path, single):
         args = base + (["--resume"] if started() else [])
         proc = subprocess.Popen([sys.executable, "-m", "puzzlebatch", *args], stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True)
-        time.sleep(rng.uniform(2.5, 5.0))  # start-up and compilation take about 2 s
+        time.sleep(rng.uniform(2.0, 4.0))  # start-up and compilation take about 2 s
         if proc.poll() is None:
             proc.send_signal(signal.SIGKILL)
             kills += 1
@@ -198,13 +198,38 @@ def test_sigkill_resume_exact(tmp_path, single):
     assert _rows(out) == (rows, count)  # every row once: none duplicated, none missing
 
 
-# -- other batch commands on a LocalCluster ------------------------------------------------------------------------
-def test_sliding_file_on_cluster_equals_single(tmp_path):
+# -- other batch commands on a running cluster (one for the tests below, reached by its address) -------------------
+@pytest.fixture(scope="module")
+def cluster():
     pytest.importorskip("dask.distributed")
+    from dask.distributed import LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                      env={"NUMBA_NUM_THREADS": "1"}) as c:
+        yield c.scheduler_address
+
+
+def _late_square(job):
+    """A job that finishes in reverse order of submission."""
+    i, n = job
+    time.sleep(0.05 * (n - i))
+    return i * i
+
+
+def test_map_ordered_yields_in_job_order(cluster):
+    from puzzlebatch.runners.distributed import DaskPool, map_ordered
+
+    jobs = [(i, 6) for i in range(6)]
+    with DaskPool(parse_scheduler(cluster), "cpu", say=lambda s: None) as pool:
+        assert list(map_ordered(pool, _late_square, jobs)) == [i * i for i in range(6)]
+
+
+@pytest.mark.slow  # three processes compile the IDA* kernels (about a minute on 2 cores)
+def test_sliding_file_on_cluster_equals_single(tmp_path, cluster):
     boards = tmp_path / "eight.txt"  # three 8-puzzles (one unsolvable) and the source document's example
     boards.write_text("1 2 3 4 5 6 0 7 8\n8 6 7 2 5 4 3 0 1\n1 2 3 4 5 6 8 7 0\n6 4 7 8 5 0 3 2 1\n")
     rows = {}
-    for name, extra in (("single", []), ("cluster", ["--scheduler", "local:2", "--batch", "1"])):
+    for name, extra in (("single", []), ("cluster", ["--scheduler", cluster, "--batch", "1"])):
         out = tmp_path / f"{name}.h5"
         r = _cli("sliding", "solve", "--file", str(boards), "--backend", "cpu", "--out", str(out), "--json", *extra,
                  timeout=240)
@@ -214,15 +239,14 @@ def test_sliding_file_on_cluster_equals_single(tmp_path):
             rows[name] = (it["length"].tolist(), list(it["moves"]))
             work = st.run("sliding-solve-0000").attrs["result"]["work"]
         if name == "cluster":
-            assert work["scheduler"] == "local:2" and sum(w["items"] for w in work["workers"].values()) == 4
+            assert work["scheduler"] == cluster and sum(w["items"] for w in work["workers"].values()) == 4
     assert rows["single"] == rows["cluster"]
     assert rows["single"][0] == [2, 31, -1, 31]  # the two 31-move boards are the 8-puzzle's hardest (Reinefeld 1993)
 
 
-def test_gpu_workers_in_the_simulator(tmp_path):
+def test_gpu_workers_in_the_simulator(tmp_path, cluster):
     """`--backend cuda` on a cluster: each worker runs the CUDA kernels (here numba's simulator, as CI has no GPU;
     tests/conftest.py sets NUMBA_ENABLE_CUDASIM=1, which the worker processes inherit) and reports its backend."""
-    pytest.importorskip("dask.distributed")
     from puzzlebatch.runners.backend import select_backend
     from puzzlebatch.runners.distributed import DaskPool
     from puzzlebatch.runners.search import Frontier, SearchTotals
@@ -235,7 +259,7 @@ def test_gpu_workers_in_the_simulator(tmp_path):
     cpu = select_backend("cpu")
     tiny = SearchSettings(budget=64, batch_size=8, frontier_target=4, first_batch_size=4)
     expected, _, _ = snake.count(chain, box, cpu, tiny)
-    with DaskPool(parse_scheduler("local:1"), "cuda", item_seconds=60, say=lambda s: None) as pool:
+    with DaskPool(parse_scheduler(cluster), "cuda", item_seconds=60, say=lambda s: None) as pool:
         dfs = snake.searcher(chain, box, cpu, tiny, pool=pool)
         totals = SearchTotals()
         frontier = dfs.expand(Frontier.root(dfs.problem), totals, 4, symmetric=True)
