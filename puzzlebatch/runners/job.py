@@ -491,6 +491,9 @@ def _run_instances(job, argvs, path, run_id, done, interrupted_at, results, t0, 
             if status != 0:
                 lg.set_result({"interrupted_at": i, "status": status})
                 lg.finish("interrupted" if status == 130 else "failed", seconds=time.perf_counter() - t0)
+                if status == 130:  # Ctrl-C: the instance checkpointed itself; --resume continues it
+                    say(f"interrupted at instance {i + 1}; continue with: puzzlebatch run {job.path} --resume")
+                    raise KeyboardInterrupt
                 raise JobError(f"{job.path}: instance {i + 1} ({' '.join(argv)}) stopped with status {status}; "
                                f"the {len(done) + len(results)} instance(s) before it are stored in {path}; "
                                "fix it and rerun with --resume")
