@@ -9,6 +9,7 @@ import random
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -20,7 +21,7 @@ from puzzlebatch.puzzles.snake.model import Box, is_valid_embedding, parse_chain
 from puzzlebatch.results.store import ResultsStore
 from puzzlebatch.runners import snake
 from puzzlebatch.puzzles.snake import encode
-from puzzlebatch.runners.distributed import SchedulerSpec, count_on_pool, parse_scheduler
+from puzzlebatch.runners.distributed import DFSPayload, SchedulerSpec, _worker_dfs, count_on_pool, parse_scheduler
 from puzzlebatch.runners.search import SearchSettings
 
 # A random 3x3x4 chain (`puzzlebatch snake generate --box 3x3x4 --seed 5`): 992 embeddings, 62 distinct.  Its tree
@@ -124,40 +125,43 @@ def test_worker_killed_mid_count(tmp_path, cpu, single):
                                  "--nthreads", "1", "--no-nanny", "--no-dashboard", "--name", name], env, log)
                    for name in ("alpha", "beta")}
         procs += workers.values()
-        pool = DaskPool(parse_scheduler(str(sched_file)), "cpu", item_seconds=0.2, say=lambda s: None)
+        pool = DaskPool(parse_scheduler(str(sched_file)), "cpu", item_seconds=0.1, say=lambda s: None)
         try:
             pool.client.wait_for_workers(2, timeout=120)
             pool.n_workers = 2
             addr = {info["name"]: a for a, info in pool.client.scheduler_info()["workers"].items()}
+            dfs = snake.searcher(parse_chain(CHAIN), BOX, cpu, SLOW, pool=pool)
+            # Compile on both workers first, so that both hold work while the count runs.
+            pool.client.run(_worker_dfs, DFSPayload.of(dfs, "cpu"))
+            rows = []
+            nw = encode.n_words(BOX.volume)
             killed = {}
 
-            seen = []
-
-            def on_result(res):  # once beta has compiled, kill it while it is running an item
-                seen.append(res["worker"])
-                if "beta" in seen and not killed:
+            def killer():  # as soon as beta is running an item, SIGKILL it
+                while not killed and workers["beta"].poll() is None:
                     running = pool.client.processing(workers=[addr["beta"]]).get(addr["beta"], ())
                     if running:
                         killed["processing"] = len(running)
                         workers["beta"].send_signal(signal.SIGKILL)
                         workers["beta"].wait(30)
+                    time.sleep(0.005)
 
-            dfs = snake.searcher(parse_chain(CHAIN), BOX, cpu, SLOW, pool=pool)
-            rows = []
-            nw = encode.n_words(BOX.volume)
+            thread = threading.Thread(target=killer, daemon=True)
+            thread.start()
 
-            totals, rest = count_on_pool(dfs, pool, None, None, item_seconds=0.2, summary=pool.work,
-                                         on_result=on_result,
+            totals, rest = count_on_pool(dfs, pool, None, None, item_seconds=0.1, summary=pool.work,
                                          sink=lambda s, w: rows.extend(zip(map(tuple, s[:, nw:nw + 36].tolist()),
                                                                            w.tolist())))
+            killed.setdefault("processing", 0)  # stops the killer if the count ended first
+            thread.join(30)
         finally:
             pool.close()
         count, expected = single
-        assert killed and killed["processing"] >= 1, f"beta was never caught running an item: {seen}"
+        assert killed["processing"] >= 1, "beta was never caught running an item"
         assert workers["beta"].returncode == -signal.SIGKILL
         assert len(rest) == 0 and totals.count == count
         assert sorted(rows) == expected  # nothing lost, nothing twice
-        assert set(pool.work.workers) == {"alpha", "beta"}
+        assert "alpha" in pool.work.workers
     finally:
         for p in procs:
             if p.poll() is None:
