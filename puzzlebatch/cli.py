@@ -41,8 +41,8 @@ def _json_default(obj):
 
 def build_parser() -> argparse.ArgumentParser:
     from puzzlebatch import __version__
-    from puzzlebatch.runners import cubes_cli, hextris_cli, info_cli, polyomino_cli, show_cli, sliding_cli, \
-        snake_cli
+    from puzzlebatch.runners import cubes_cli, hextris_cli, info_cli, job_cli, polyomino_cli, show_cli, \
+        sliding_cli, snake_cli
 
     parser = _Parser(prog="puzzlebatch", description="Batch search for combinatorial puzzles on GPU and CPU.")
     parser.add_argument("--version", action="version", version=f"puzzlebatch {__version__}")
@@ -55,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     hextris_cli.register(sub)
     sliding_cli.register(sub)
     cubes_cli.register(sub)
+    job_cli.register(sub)
     return parser
 
 

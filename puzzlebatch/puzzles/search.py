@@ -51,7 +51,9 @@ def make_dfs_item(n_choices: Callable, apply: Callable, undo: Callable, next_cho
     ``dfs_item(state, stack, root, lo, goal, budget, max_solutions, stop_after, solutions, out, tables)``:
     it searches the subtrees of choices ``lo..`` of the node ``state`` at depth ``root`` down to depth ``goal``,
     counting nodes at depth ``goal`` (solutions), copying the first ``max_solutions`` of them into ``solutions``,
-    and stopping after ``stop_after`` solutions (0: never) or ``budget`` applied moves.
+    and stopping after ``stop_after`` solutions (0: never) or ``budget`` applied moves.  When enumerating
+    (``stop_after`` 0, ``max_solutions`` > 0), a full ``solutions`` buffer stops the item like the budget does,
+    just after the last solution, so its continuation holds exactly the solutions not copied yet.
     ``stack[d]`` is the next choice to try at depth ``d``.  Results go to ``out`` (see ``OUT_*``).
     """
 
@@ -77,6 +79,9 @@ def make_dfs_item(n_choices: Callable, apply: Callable, undo: Callable, next_cho
                     break
                 d -= 1
                 undo(state, d, stack[d] - 1, tables)
+                if stop_after == 0 and max_solutions > 0 and nsol >= max_solutions:
+                    status = BUDGET  # the buffer is full: hand back the rest like a budget stop
+                    break
                 continue
             m = n_choices(state, d, tables)
             c = next_choice(state, d, stack[d], m, tables)

@@ -479,6 +479,20 @@ class Run:
         _commit_rows(self._store._file, self._group, "n_committed",
                      [(items[name], arr) for name, arr in arrays.items()])
 
+    def truncate_items(self, n: int) -> None:
+        """Forget every committed row past the first ``n`` (a resumed run rolls back to its checkpoint's rows).
+
+        The counter is lowered first, so a kill in between leaves the rows past it uncommitted, as usual."""
+        self._store._require_writable()
+        if n < 0 or n > self.n_committed:
+            raise ValueError(f"run {self.id!r}: cannot truncate {self.n_committed} rows to {n}")
+        if n == self.n_committed:
+            return
+        self._group.attrs.modify("n_committed", np.int64(n))
+        self._flush()
+        _truncate(self._group, "n_committed", list(self._group["items"].values()))
+        self._flush()
+
     def items(self) -> dict[str, np.ndarray]:
         """The committed rows of every column (``[:n_committed]``), in column creation order."""
         items = self._group.get("items")

@@ -17,11 +17,15 @@ from puzzlebatch.errors import PuzzleInputError
 
 
 def add_arguments(p, what: str = "count") -> None:
-    """``--out``, ``--resume``, ``--checkpoint-every`` and ``--max-batches`` for a resumable command."""
+    """``--resume``, ``--checkpoint-every``, ``--max-batches``, ``--scheduler`` and ``--item-seconds`` for a
+    resumable command."""
+    from puzzlebatch.runners.distributed import add_arguments as add_scheduler
+
     p.add_argument("--resume", action="store_true", help=f"continue the unfinished {what} in --out")
     p.add_argument("--checkpoint-every", type=float, default=30.0, metavar="SECONDS",
                    help="save the work left this often (default 30)")
     p.add_argument("--max-batches", type=int, help="stop after this many launches (resume later)")
+    add_scheduler(p)
 
 
 class CountSession:
@@ -50,6 +54,7 @@ class CountSession:
     def __init__(self, args, family: str, verb: str, params: dict, backend, default_out: Path,
                  same_problem: Callable[[dict], bool], label: str, describe: str, series: str | None = None):
         from puzzlebatch.results.store import ResultsStore
+        from puzzlebatch.runners.distributed import open_pool
         from puzzlebatch.runners.search import Frontier, SearchTotals
 
         self.args = args
@@ -57,6 +62,12 @@ class CountSession:
         if args.resume and not self.out.exists():
             raise PuzzleInputError(f"--resume: {self.out} does not exist; give the --out file of the interrupted run")
         self.store = ResultsStore(self.out, "a")
+        try:
+            self.pool = open_pool(getattr(args, "scheduler", None), getattr(args, "backend", "auto"),
+                                  getattr(args, "item_seconds", 20.0))
+        except BaseException:
+            self.store.close()
+            raise
         self.run = None
         if args.resume:
             for run_id in reversed(self.store.run_ids()):
@@ -76,12 +87,18 @@ class CountSession:
         self.elapsed = 0.0
         if args.resume:
             ck = self.run.load_checkpoint()
+            rows = 0  # no checkpoint: start again from nothing
             if ck is not None:
                 arrays, meta = ck
                 self.frontier = Frontier(arrays["states"], arrays["depths"], arrays["los"], arrays["weights"])
                 self.totals = SearchTotals(count=meta["count"], nodes=meta["nodes"], batches=meta["batches"],
                                            items=meta["items"])
                 self.elapsed = float(meta.get("seconds", 0.0))
+                rows = int(meta.get("rows", 0))
+            # Rows committed after the checkpoint belong to work the checkpoint still holds: drop them, the
+            # resumed run finds them again (no duplicated, no missing row).
+            if self.run.n_committed > rows:
+                self.run.truncate_items(rows)
         self.series = series
         self.label = label
         self._t0 = time.perf_counter()
@@ -96,6 +113,10 @@ class CountSession:
     def seconds(self) -> float:
         return self.elapsed + time.perf_counter() - self._t0
 
+    def _meta(self, tot) -> dict:
+        # The rows committed so far are part of the checkpoint: everything the frontier has not covered yet.
+        return tot.meta() | {"seconds": self.seconds(), "rows": self.run.n_committed}
+
     def on_batch(self, front, tot) -> None:
         """The search's per-batch hook: progress, the running count, periodic checkpoints."""
         from puzzlebatch.runners.progress import bar
@@ -103,13 +124,15 @@ class CountSession:
         if self._bar is None:
             self._bar = bar(self.label, unit="batch")
         self._bar.update(1)
-        self._bar.set_postfix(count=tot.count, items_left=len(front), nodes=tot.nodes)
+        rate = tot.nodes / max(1e-9, time.perf_counter() - self._t0)
+        self._bar.set_postfix(count=tot.count, items_left=len(front), nodes=tot.nodes, nodes_per_s=f"{rate:.3g}")
         if self.series:
             self.run.append_series(self.series, tot.batches, tot.count)
-        self._latest = (front, tot)
+        # A snapshot: the totals object keeps changing during the next launch, before its frontier is known.
+        self._latest = (front, self._meta(tot))
         now = time.perf_counter()
         if now - self._last >= self.args.checkpoint_every:
-            self.run.save_checkpoint(front.arrays(), tot.meta() | {"seconds": self.seconds()})
+            self.run.save_checkpoint(front.arrays(), self._latest[1])
             self._last = now
 
     def _close_bar(self) -> None:
@@ -121,24 +144,30 @@ class CountSession:
         resume; exit status 130.  (The batch that was running is searched again on resume.)"""
         self._close_bar()
         if self._latest is not None:
-            front, tot = self._latest
-            self.run.save_checkpoint(front.arrays(), tot.meta() | {"seconds": self.seconds()})
+            front, meta = self._latest
+            self.run.save_checkpoint(front.arrays(), meta | {"seconds": self.seconds()})
         self.run.finish("interrupted", seconds=self.seconds())
         self.store.close()
+        self.pool.close()
         print(f"puzzlebatch: interrupted; resume with: {resume_command} --out {self.out} --resume", file=sys.stderr)
         return 130
 
     def finish(self, result: dict, complete: bool, rest, totals, seconds: float) -> dict:
         """Close the run: done with ``result``, or (stopped by ``--max-batches``) interrupted with the work left.
 
-        Returns ``{"out": ..., "run_id": ...}`` for the command's JSON document."""
+        Returns ``{"out": ..., "run_id": ..., "work": ...}`` for the command's JSON document; ``work`` (what each
+        worker did: items, nodes, seconds, nodes/s, backend) is stored with the result too."""
         self._close_bar()
+        work = self.pool.work.to_json()
+        self.pool.close()
+        if self.pool.distributed:
+            print("\n".join(self.pool.work.lines()), file=sys.stderr)
         if complete:
-            self.run.set_result({k: v for k, v in result.items() if v is not None})
+            self.run.set_result({k: v for k, v in result.items() if v is not None} | {"work": work})
             self.run.finish("done", seconds=seconds)
         else:
-            self.run.save_checkpoint(rest.arrays(), totals.meta() | {"seconds": seconds})
+            self.run.save_checkpoint(rest.arrays(), totals.meta() | {"seconds": seconds, "rows": self.run.n_committed})
             self.run.finish("interrupted", seconds=seconds)
-        doc = {"out": str(self.out), "run_id": self.run.id}
+        doc = {"out": str(self.out), "run_id": self.run.id, "work": work}
         self.store.close()
         return doc

@@ -56,9 +56,9 @@ def make_canonicalize(figure: Figure, cubes: CubeSet):
 
 
 def searcher(figure: Figure, cubes: CubeSet, backend: Backend, settings: SearchSettings | None = None,
-             symmetry: bool = True, order: str = "lookup") -> BatchDFS:
+             symmetry: bool = True, order: str = "lookup", pool=None) -> BatchDFS:
     return BatchDFS(problem(figure, cubes, order), backend, settings,
-                    canonicalize=make_canonicalize(figure, cubes) if symmetry else None)
+                    canonicalize=make_canonicalize(figure, cubes) if symmetry else None, pool=pool)
 
 
 @dataclass
@@ -81,12 +81,12 @@ class CountResult:
 def count(figure: Figure, cubes: CubeSet, backend: Backend, settings: SearchSettings | None = None, *,
           frontier: Frontier | None = None, totals: SearchTotals | None = None, on_batch=None,
           max_batches: int | None = None, elapsed: float = 0.0,
-          symmetry: bool = True, order: str = "lookup") -> tuple[CountResult, Frontier, SearchTotals]:
+          symmetry: bool = True, order: str = "lookup", pool=None) -> tuple[CountResult, Frontier, SearchTotals]:
     """Count the assemblies of ``figure`` (every choice of cube and rotation per cell) and the distinct ones up to
     the figure's rotations (the group acts freely: a rotation turns every cube, so no assembly is its own
-    image)."""
+    image).  ``pool`` runs the work items elsewhere (:mod:`puzzlebatch.runners.distributed`)."""
     t0 = time.perf_counter()
-    dfs = searcher(figure, cubes, backend, settings, symmetry, order)
+    dfs = searcher(figure, cubes, backend, settings, symmetry, order, pool)
     totals, rest = dfs.count(frontier, totals, on_batch=on_batch, max_batches=max_batches)
     n_sym = len(figure.symmetries())
     complete = len(rest) == 0

@@ -140,7 +140,7 @@ def run_count(args) -> int:
     try:
         result, rest, totals = cubes.count(figure, cube_set, backend, settings, frontier=session.frontier,
                                            totals=session.totals, on_batch=session.on_batch,
-                                           max_batches=args.max_batches, elapsed=session.elapsed,
+                                           max_batches=args.max_batches, elapsed=session.elapsed, pool=session.pool,
                                            order=args.order)
     except KeyboardInterrupt:
         return session.interrupted(f"puzzlebatch cubes count --figure {args.figure}")

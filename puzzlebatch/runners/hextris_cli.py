@@ -280,6 +280,9 @@ def register(sub) -> None:
     p.add_argument("--resume", action="store_true", help="continue the unfinished play in --out")
     p.add_argument("--checkpoint-every", type=float, default=30.0, metavar="SECONDS",
                    help="save the games this often (default 30)")
+    from puzzlebatch.runners.distributed import add_arguments as add_scheduler
+
+    add_scheduler(p)  # beam player: one problem per task
     p.set_defaults(func=run_play)
 
     from puzzlebatch.runners.hextris_player_cli import register as register_player_verbs

@@ -420,8 +420,15 @@ def run_play_beam(args, problems: list[Problem]) -> int:
                                 {"done": done})
         progress.update(1)
 
+    play, pool = play_problems, None
+    if getattr(args, "scheduler", None):  # one problem per Dask task (hextris_dist)
+        from puzzlebatch.runners.distributed import open_pool
+        from puzzlebatch.runners.hextris_dist import play_on_pool, problem_specs
+
+        pool = open_pool(args.scheduler, args.backend, args.item_seconds)
+        play = play_on_pool(pool, problem_specs(args.problems, problems))
     try:
-        play_problems(todo, backend, seeds=seeds, weights=weights, beam=args.beam, keep=args.keep, phrases=phrases,
+        play(todo, backend, seeds=seeds, weights=weights, beam=args.beam, keep=args.keep, phrases=phrases,
                       seconds=None if args.time is None else max(0.1, args.time - (time.perf_counter() - t0)),
                       tag=args.tag, weave_phrases=bool(phrases), on_problem=on_problem)
     except KeyboardInterrupt:
@@ -432,6 +439,9 @@ def run_play_beam(args, problems: list[Problem]) -> int:
             print(f"puzzlebatch: interrupted; resume with --out {args.out} --resume", file=sys.stderr)
         return 130
     progress.close()
+    if pool is not None:
+        pool.close()
+        print("\n".join(pool.work.lines()), file=sys.stderr)
     seconds = time.perf_counter() - t0
     if run is not None:
         run.append_items(problemId=np.array([d["entry"]["problemId"] for d in done], np.int64),

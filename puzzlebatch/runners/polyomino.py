@@ -152,16 +152,17 @@ class CountResult:
 
 def count_engine(eng: Engine, backend: Backend, settings: SearchSettings | None = None,
                  frontier: Frontier | None = None, on_batch: Callable | None = None,
-                 max_batches: int | None = None, totals: SearchTotals | None = None):
-    """Count the solutions below the given frontier (default: the root)."""
-    dfs = BatchDFS(eng.problem, backend, settings)
+                 max_batches: int | None = None, totals: SearchTotals | None = None, pool=None, sink=None):
+    """Count the solutions below the given frontier (default: the root); ``pool`` runs the work items and
+    ``sink(states, weights)`` receives the solutions (see :meth:`BatchDFS.count`)."""
+    dfs = BatchDFS(eng.problem, backend, settings, pool=pool)
     totals = totals or SearchTotals()
     if eng.dead:
         return totals, Frontier.root(eng.problem).take(slice(0, 0))
     if frontier is None:
         frontier = Frontier.root(eng.problem)
-    frontier = dfs.expand(frontier, totals, dfs.settings.frontier_target)
-    return dfs.count(frontier, totals, on_batch=on_batch, max_batches=max_batches)
+    frontier = dfs.expand(frontier, totals, dfs.frontier_target(), sink=sink)
+    return dfs.count(frontier, totals, on_batch=on_batch, max_batches=max_batches, sink=sink)
 
 
 def leaf_frontier(eng: Engine, leaves: Sequence[P.Leaf]) -> Frontier:
@@ -193,11 +194,15 @@ def count_packing_run(pk: P.Packing, backend: Backend, mode: str = DEFAULT_MODE,
                       settings: SearchSettings | None = None, distinct: bool = True,
                       on_batch: Callable | None = None, frontier: Frontier | None = None,
                       totals: SearchTotals | None = None, max_batches: int | None = None,
-                      elapsed: float = 0.0) -> tuple[CountResult, Frontier, SearchTotals]:
+                      elapsed: float = 0.0, pool=None,
+                      sink: Callable[[np.ndarray], None] | None = None) -> tuple[CountResult, Frontier, SearchTotals]:
     """:func:`count_packing` that can stop (``max_batches``) and resume (``frontier``, ``totals``).
 
     Returns the result (``complete`` False when stopped early), the work left and the running totals — with
-    the problem itself, everything a checkpoint needs.
+    the problem itself, everything a checkpoint needs.  ``pool`` runs the work items elsewhere
+    (:mod:`puzzlebatch.runners.distributed`).  ``sink(rows)``, if given, receives every solution (each
+    searched one and its images under the board's symmetries) as rows of option ids, sorted and -1 padded,
+    before the ``on_batch`` call of the launch that found it (so a checkpoint covers exactly the rows stored).
     """
     t0 = time.perf_counter()
     eng = engine(pk.cover, mode, prune)
@@ -206,20 +211,28 @@ def count_packing_run(pk: P.Packing, backend: Backend, mode: str = DEFAULT_MODE,
     leaves = P.break_symmetry(pk, syms, img) if len(syms) > 1 else [P.Leaf([], [0])]
     plain = [lf for lf in leaves if len(lf.syms) == 1]
     rest = [lf for lf in leaves if len(lf.syms) > 1]
+    images = img[:, :] if img is not None else np.arange(len(pk.cover.options))[None, :]
+    s_opt, goal = int(eng.enc.tables[rules.S_OPT]), eng.enc.goal
+    rows_sink = None
+    if sink is not None:
+        def rows_sink(states, weights):  # a searched solution and its images under every symmetry
+            sols = _sorted_rows(states[:, s_opt:s_opt + goal])
+            mask = sols < 0
+            for h in range(len(syms)):
+                sink(_sorted_rows(np.where(mask, -1, images[h][np.where(mask, 0, sols)])))
     if frontier is None:
         totals, left = count_engine(eng, backend, settings, frontier=leaf_frontier(eng, plain), on_batch=on_batch,
-                                    max_batches=max_batches)
+                                    max_batches=max_batches, pool=pool, sink=rows_sink)
     else:
-        totals, left = BatchDFS(eng.problem, backend, settings).count(frontier, totals, on_batch=on_batch,
-                                                                      max_batches=max_batches)
+        totals, left = BatchDFS(eng.problem, backend, settings, pool=pool).count(frontier, totals, on_batch=on_batch,
+                                                                                 max_batches=max_batches,
+                                                                                 sink=rows_sink)
     n_distinct = totals.count
     n_all = totals.count * len(syms)
     nodes = totals.nodes
     complete = len(left) == 0
     note = ""
     if complete:
-        if rest:
-            img = img[:, :]  # every image, as a plain array
         for lf in rest:
             sols, n = enumerate_solutions(eng, lf.fixed)
             nodes += n
@@ -228,10 +241,15 @@ def count_packing_run(pk: P.Packing, backend: Backend, mode: str = DEFAULT_MODE,
                 key = frozenset(int(o) for o in sol if o >= 0)
                 if key in seen:
                     continue
-                orbit = {frozenset(int(img[h, o]) for o in key) for h in lf.syms}
+                orbit = {frozenset(int(images[h, o]) for o in key) for h in lf.syms}
                 seen |= orbit
                 n_distinct += 1
                 n_all += len(syms) * len(orbit) // len(lf.syms)
+                if sink is not None:
+                    for im in {frozenset(int(images[h, o]) for o in key) for h in range(len(syms))}:
+                        r = np.full((1, goal), -1, np.int64)
+                        r[0, :len(im)] = sorted(im)
+                        sink(r)
         if rest:
             note = f"{len(rest)} subproblem(s) kept symmetries and were enumerated"
     result = CountResult(solutions=int(n_all), distinct=int(n_distinct) if distinct else None,
@@ -309,65 +327,32 @@ def _sorted_rows(rows: np.ndarray) -> np.ndarray:
 
 # -- enumerate everything ------------------------------------------------------------------------------------------
 def enumerate_packing(pk: P.Packing, mode: str = DEFAULT_MODE, prune: bool = DEFAULT_PRUNE,
-                      sink: Callable[[np.ndarray], None] | None = None, chunk: int = 1 << 16) -> CountResult:
-    """Every solution, as rows of option ids (sorted, -1 padded), handed to ``sink`` in chunks.
+                      sink: Callable[[np.ndarray], None] | None = None, chunk: int = 1 << 16,
+                      backend: Backend | None = None) -> CountResult:
+    """Every solution, as rows of option ids (sorted, -1 padded), handed to ``sink`` in chunks of about
+    ``chunk`` rows.
 
     One representative per symmetry class is searched (the leaves of the symmetry breaking); the rest are its
-    images under the board's symmetries, so the enumeration costs a count plus the writing.
+    images under the board's symmetries, so the enumeration costs a count plus the writing.  The resumable,
+    distributable form is :func:`count_packing_run` with ``sink``.
     """
-    t0 = time.perf_counter()
-    eng = engine(pk.cover, mode, prune)
-    syms = P.symmetries(pk)
-    img = P.option_images(pk, syms) if len(syms) > 1 else None
-    leaves = P.break_symmetry(pk, syms, img) if len(syms) > 1 else [P.Leaf([], [0])]
-    img = img[:, :] if img is not None else np.arange(len(pk.cover.options))[None, :]
-    goal = eng.enc.goal
-    n_all = n_distinct = nodes = 0
-    buf: list[np.ndarray] = []
-    held = 0
+    from puzzlebatch.runners.backend import select_backend
 
-    def emit(rows: np.ndarray, force: bool = False):
-        nonlocal held
-        if rows is not None and len(rows):
-            buf.append(rows)
-            held += len(rows)
-        if sink is not None and buf and (force or held >= chunk):
+    buf: list[np.ndarray] = []
+    held = [0]
+
+    def emit(rows: np.ndarray) -> None:
+        buf.append(rows)
+        held[0] += len(rows)
+        if sink is not None and held[0] >= chunk:
             sink(np.concatenate(buf))
             buf.clear()
-            held = 0
+            held[0] = 0
 
-    for lf in leaves:
-        sols, n = enumerate_solutions(eng, lf.fixed)
-        nodes += n
-        if not len(sols):
-            continue
-        sols = _sorted_rows(sols)
-        mask = sols < 0
-        if len(lf.syms) == 1:
-            n_distinct += len(sols)
-            for h in range(len(syms)):
-                im = _sorted_rows(np.where(mask, -1, img[h][np.where(mask, 0, sols)]))
-                n_all += len(im)
-                emit(im)
-            continue
-        seen: set = set()
-        for row in sols:
-            key = frozenset(int(o) for o in row if o >= 0)
-            if key in seen:
-                continue
-            orbit = {frozenset(int(img[h, o]) for o in key) for h in lf.syms}
-            seen |= orbit
-            n_distinct += 1
-            images = {frozenset(int(img[h, o]) for o in key) for h in range(len(syms))}
-            for im in images:
-                r = np.full(goal, -1, np.int64)
-                r[:len(im)] = sorted(im)
-                emit(r[None, :])
-                n_all += 1
-    emit(None, force=True)
-    return CountResult(solutions=int(n_all), distinct=int(n_distinct), symmetries=len(syms), leaves=len(leaves),
-                       nodes=int(nodes), seconds=time.perf_counter() - t0, backend="cpu", branch=eng.mode,
-                       prune=eng.prune)
+    res, _, _ = count_packing_run(pk, backend or select_backend("cpu"), mode, prune, sink=emit)
+    if sink is not None and buf:
+        sink(np.concatenate(buf))
+    return res
 
 
 # -- levels ---------------------------------------------------------------------------------------------------------

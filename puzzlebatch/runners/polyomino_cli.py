@@ -122,8 +122,6 @@ def run_count(args) -> int:
               "copies": args.copies or 0, "mirror": args.mirror, "branch": args.branch, "prune": not args.no_prune,
               "level": args.level or ""}
     verb = "enumerate" if args.all else "count"
-    if args.resume and args.all:
-        raise PuzzleInputError("--resume: an enumeration (--all) restarts from the beginning; drop --resume")
     session = None
     if args.out or args.all or args.resume:  # without a file, a count is only printed
         session = CountSession(args, "polyomino", verb, params, backend, default_out(verb),
@@ -133,6 +131,9 @@ def run_count(args) -> int:
             _save_problem(session.run, pk)
         on_batch = session.on_batch
     else:
+        from puzzlebatch.runners.distributed import open_pool
+
+        pool = open_pool(args.scheduler, args.backend, args.item_seconds)
         progress = bar(f"polyomino count {pk.board.label}", unit="batch")
 
         def on_batch(front, tot):
@@ -141,15 +142,13 @@ def run_count(args) -> int:
     compile_s = RP.warm_up(backend, enumerate=args.all)
     rest = totals = None
     ids = np.int16 if len(pk.cover.options) < 32767 else np.int32  # placement ids, compactly
+    sink = (lambda rows: session.run.append_items(solution=rows.astype(ids))) if args.all else None
     try:
-        if args.all:
-            res = RP.enumerate_packing(pk, args.branch, not args.no_prune,
-                                       sink=lambda rows: session.run.append_items(solution=rows.astype(ids)))
-        else:
-            res, rest, totals = RP.count_packing_run(
-                pk, backend, args.branch, not args.no_prune, settings, on_batch=on_batch,
-                frontier=session.frontier if session else None, totals=session.totals if session else None,
-                max_batches=args.max_batches, elapsed=session.elapsed if session else 0.0)
+        res, rest, totals = RP.count_packing_run(
+            pk, backend, args.branch, not args.no_prune, settings, on_batch=on_batch,
+            frontier=session.frontier if session else None, totals=session.totals if session else None,
+            max_batches=args.max_batches, elapsed=session.elapsed if session else 0.0,
+            pool=session.pool if session else pool, sink=sink)
     except KeyboardInterrupt:
         if session is not None:
             return session.interrupted(f"the same command (puzzlebatch polyomino {verb} ...)")
@@ -157,8 +156,11 @@ def run_count(args) -> int:
         return 130
     if session is None:
         progress.close()
+        pool.close()
+        if pool.distributed:
+            print("\n".join(pool.work.lines()), file=sys.stderr)
     doc = res.to_json() | {"board": list(pk.board.size), "pieces": [p.name for p in pk.pieces],
-                           "device": backend.device if not args.all else "cpu", "compile_seconds": compile_s}
+                           "device": backend.device, "compile_seconds": compile_s}
     out = None
     if session is not None:
         doc |= session.finish(doc, res.complete, rest, totals, res.seconds)
@@ -399,7 +401,7 @@ def register(sub) -> None:
     _problem_args(p)
     _search_args(p)
     p.add_argument("--out", help="HDF5 results file (default with --all: results/polyomino-all-<time>.h5)")
-    p.add_argument("--all", action="store_true", help="enumerate every solution into --out (CPU)")
+    p.add_argument("--all", action="store_true", help="store every solution in --out (item rows of placement ids; resumable)")
     count_session.add_arguments(p)
     p.set_defaults(func=run_count)
 

@@ -21,6 +21,10 @@ from puzzlebatch.puzzles.search import BUDGET, DONE, OUT_COUNT, OUT_DEPTH, OUT_N
 from puzzlebatch.runners.backend import Backend
 
 
+ENUM_BUFFER = 8  # solutions an item copies per launch when enumerating
+ENUM_BATCH = 4096  # items per launch when enumerating (the solution buffers are ENUM_BUFFER states each)
+
+
 @dataclass
 class SearchProblem:
     """What a family hands to the batch DFS."""
@@ -125,23 +129,37 @@ class BatchDFS:
     canonicalize
         Optional ``f(frontier) -> frontier`` that merges symmetric fresh items (``lo == 0``) into their first
         member and adds up their weights.
+    pool
+        Where :meth:`count` runs its work items (:mod:`puzzlebatch.runners.distributed`): None or the embedded
+        pool for this process, a Dask pool for a cluster.  ``pool.item_seconds`` bounds a work item's time on a
+        worker; ``pool.work`` (a ``WorkSummary``) collects what each worker did.
     """
 
     def __init__(self, problem: SearchProblem, backend: Backend, settings: SearchSettings | None = None,
-                 canonicalize: Callable[[Frontier], Frontier] | None = None):
+                 canonicalize: Callable[[Frontier], Frontier] | None = None, pool=None):
         self.problem = problem
         self.backend = backend
         self.settings = settings or default_settings(backend)
         self.canonicalize = canonicalize
+        self.pool = pool
         self._host = _host(problem.rules)
         self._dfs = _dfs_batch(backend, problem.rules)
 
     # -- frontier -------------------------------------------------------------------------------------------
+    def frontier_target(self) -> int:
+        """How many work items to expand the root into: the settings', or enough for every worker of a cluster."""
+        if self.pool is not None and self.pool.distributed:
+            from puzzlebatch.runners.distributed import ITEMS_PER_WORKER
+
+            return max(self.settings.frontier_target, ITEMS_PER_WORKER * self.pool.n_workers)
+        return self.settings.frontier_target
+
     def expand(self, frontier: Frontier, totals: SearchTotals, target: int, keep_solutions: int = 0,
-               symmetric: bool = False) -> Frontier:
+               symmetric: bool = False, sink: Callable | None = None) -> Frontier:
         """Expand breadth-first until the frontier has ``target`` items (or cannot grow).
 
-        Items that reach the goal on the way are counted (and kept as solutions) and leave the frontier.
+        Items that reach the goal on the way are counted (and kept as solutions, or handed to
+        ``sink(states, weights)``) and leave the frontier.
         """
         p = self.problem
         while 0 < len(frontier) < target and int(frontier.depths.min()) < p.goal:
@@ -152,6 +170,8 @@ class BatchDFS:
             at_goal = frontier.depths >= p.goal
             if at_goal.any():
                 totals.count += int(frontier.weights[at_goal].sum())
+                if sink is not None:
+                    sink(frontier.states[at_goal], frontier.weights[at_goal])
                 for s in frontier.states[at_goal][: max(0, keep_solutions - len(totals.solutions))]:
                     totals.solutions.append(s.copy())
                 frontier = frontier.take(~at_goal)
@@ -175,20 +195,45 @@ class BatchDFS:
     # -- whole searches -------------------------------------------------------------------------------------
     def count(self, frontier: Frontier | None = None, totals: SearchTotals | None = None,
               on_batch: Callable[[Frontier, SearchTotals], None] | None = None,
-              max_batches: int | None = None) -> tuple[SearchTotals, Frontier]:
+              max_batches: int | None = None,
+              sink: Callable[[np.ndarray, np.ndarray], None] | None = None) -> tuple[SearchTotals, Frontier]:
         """Count every solution (weighted by item weights).
 
         ``frontier``/``totals`` resume an earlier run; ``on_batch(frontier, totals)`` is called after every
         launch (progress, checkpoints); ``max_batches`` stops early (the returned frontier is what remains).
+        ``sink(states, weights)``, if given, receives every solution's state with its item's weight, before the
+        ``on_batch`` call of the launch that found it: a checkpoint taken in ``on_batch`` has seen every solution
+        of the work already done, and none of the work left.
         """
+        if self.pool is not None and self.pool.distributed:
+            from puzzlebatch.runners.distributed import count_on_pool
+
+            return count_on_pool(self, self.pool, frontier, totals, on_batch, max_batches,
+                                 item_seconds=self.pool.item_seconds, summary=self.pool.work, sink=sink)
+        t0 = time.perf_counter()
         totals = totals or SearchTotals()
+        nodes0, items0 = totals.nodes, totals.items
         if frontier is None:
-            frontier = self.expand(Frontier.root(self.problem), totals, self.settings.frontier_target,
-                                   symmetric=True)
+            frontier = self.expand(Frontier.root(self.problem), totals, self.frontier_target(), symmetric=True,
+                                   sink=sink)
+        try:
+            return self._count_here(frontier, totals, on_batch, max_batches, sink)
+        finally:
+            if self.pool is not None:
+                self.pool.work.add("local", totals.items - items0, totals.nodes - nodes0, time.perf_counter() - t0,
+                                   self.backend.name)
+
+    def _count_here(self, frontier: Frontier, totals: SearchTotals, on_batch, max_batches, sink):
+        # Enumerating: each item copies up to ENUM_BUFFER solutions per launch, then stops to be split.
+        size = self.settings.batch_size if sink is None else min(self.settings.batch_size, ENUM_BATCH)
         while len(frontier) and (max_batches is None or totals.batches < max_batches):
-            k = min(len(frontier), self.settings.batch_size)
+            k = min(len(frontier), size)
             batch, rest = frontier.take(slice(0, k)), frontier.take(slice(k, None))
-            out, states, stacks, _ = self.run_batch(batch, 0, 0)
+            out, states, stacks, sols = self.run_batch(batch, 0 if sink is None else ENUM_BUFFER, 0)
+            if sink is not None:
+                nsol = out[:, OUT_NSOL]
+                keep = np.arange(sols.shape[1])[None, :] < nsol[:, None]
+                sink(sols[keep], np.repeat(batch.weights, nsol))
             totals.count += int((out[:, OUT_COUNT] * batch.weights).sum())
             totals.nodes += int(out[:, OUT_NODES].sum())
             totals.batches += 1

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -218,6 +219,9 @@ def _solve_file(args, size) -> int:
     heuristic = _heuristic(args, rows, cols)
     pdbs = _pdbs(args, rows, cols, heuristic, backend)
     out = Path(args.out) if args.out else default_out("solve")
+    from puzzlebatch.runners.distributed import job_sizes, map_ordered, open_pool
+
+    pool = open_pool(args.scheduler, args.backend, args.item_seconds)
     store = ResultsStore(out, "a")
     import hashlib
 
@@ -237,13 +241,14 @@ def _solve_file(args, size) -> int:
                 break
         if run is None:
             store.close()
+            pool.close()
             raise PuzzleInputError(f"--resume: {out} has no unfinished solve of {args.file}")
     else:
         run = store.create_run("sliding", "solve", backend=backend.name, device=backend.device, seed=None,
                                params=params)
         run.set_instances(boards=np.array([b.tiles for b, _ in instances], np.int8))
     start = int(run.n_committed)
-    batch = args.batch or len(instances)
+    batch = job_sizes(len(instances) - start, pool, args.batch)
     progress = bar(f"sliding solve {rows}x{cols}", unit="instance", total=len(instances))
     progress.update(start)
     results = []
@@ -252,10 +257,12 @@ def _solve_file(args, size) -> int:
             results.append(_from_row(done_rows, j, instances[j][0], args.goal, heuristic, backend.name))
     t0 = time.perf_counter()
     try:
-        for lo in range(start, len(instances), batch):
-            chunk = instances[lo:lo + batch]
-            rs = sliding.solve_batch([b for b, _ in chunk], args.goal, heuristic, backend, pdbs=pdbs,
-                                     max_len=args.max_len)
+        chunks = [instances[lo:lo + batch] for lo in range(start, len(instances), batch)]
+        task = SolveTask(args.goal, heuristic, args.backend if pool.distributed else backend.name,
+                         args.partition, str(sliding_pdb_dir(args)) if pdbs else None, args.max_len, rows, cols)
+        for chunk, done in zip(chunks, map_ordered(pool, task, [[b.tiles for b, _ in c] for c in chunks])):
+            rs = done["results"]
+            pool.work.add(done["worker"], len(rs), sum(r.nodes for r in rs), done["seconds"], done["backend"])
             for r, (b, known) in zip(rs, chunk):
                 if known is not None and r.solvable and r.length != known:
                     raise AssertionError(f"{b.text()}: found {r.length} moves, the file says {known}")
@@ -269,16 +276,20 @@ def _solve_file(args, size) -> int:
         progress.close()
         run.finish("interrupted", seconds=time.perf_counter() - t0)
         store.close()
+        pool.close()
         _say(f"interrupted; resume with the same command and --out {out} --resume")
         return 130
     progress.close()
+    pool.close()
     total_s = time.perf_counter() - t0
     summary = {"instances": len(results), "solved": sum(r.solvable for r in results),
                "nodes": sum(r.nodes for r in results), "seconds": total_s,
-               "load_seconds": pdbs.load_seconds if pdbs else 0.0}
+               "load_seconds": pdbs.load_seconds if pdbs else 0.0, "work": pool.work.to_json()}
     run.set_result(summary)
     run.finish("done", seconds=total_s)
     store.close()
+    if pool.distributed:
+        _say("\n".join(pool.work.lines()))
     if args.json:
         print_json([r.to_json() for r in results])
     else:
@@ -287,6 +298,51 @@ def _solve_file(args, size) -> int:
         print(f"{summary['solved']}/{summary['instances']} solved optimally, {summary['nodes']:,} nodes, "
               f"{total_s:.2f} s on {backend.name} ({backend.device}); results: {out} (run {run.id})")
     return 0
+
+
+def sliding_pdb_dir(args) -> Path:
+    from puzzlebatch.runners import sliding_pdb
+
+    return sliding_pdb.cache_dir(args.cache_dir)
+
+
+_WORKER_PDBS: dict = {}
+
+
+@dataclass(frozen=True)
+class SolveTask:
+    """One task of ``solve --file``: optimal solutions of a chunk of boards, on whatever worker runs it (the
+    pattern databases are read from ``cache_dir`` once per worker process)."""
+
+    goal: str
+    heuristic: str
+    backend: str
+    partition: str | None
+    cache_dir: str | None
+    max_len: int
+    rows: int
+    cols: int
+
+    def __call__(self, tiles: list) -> dict:
+        from puzzlebatch.puzzles.sliding.model import Board
+        from puzzlebatch.runners import sliding, sliding_pdb
+        from puzzlebatch.runners.backend import select_backend
+        from puzzlebatch.runners.distributed import _worker_name
+
+        t0 = time.perf_counter()
+        backend = select_backend(self.backend)
+        pdbs = None
+        if self.cache_dir is not None:
+            key = (self.rows, self.cols, self.partition, self.cache_dir, backend.name)
+            if key not in _WORKER_PDBS:
+                _WORKER_PDBS.clear()
+                _WORKER_PDBS[key] = sliding_pdb.ensure(self.rows, self.cols, self.partition, backend,
+                                                       Path(self.cache_dir), say=lambda m: None)
+            pdbs = _WORKER_PDBS[key]
+        boards = [Board(self.rows, self.cols, tuple(int(x) for x in t)) for t in tiles]
+        rs = sliding.solve_batch(boards, self.goal, self.heuristic, backend, pdbs=pdbs, max_len=self.max_len)
+        return {"results": rs, "worker": _worker_name(), "backend": backend.name,
+                "seconds": time.perf_counter() - t0}
 
 
 def _from_row(rows: dict, j: int, board: Board, goal: str, heuristic: str, backend: str):
@@ -436,6 +492,9 @@ def register(sub) -> None:
     p.add_argument("--batch", type=int, help="instances per launch with --file (default: all at once)")
     p.add_argument("--out", help="results file for --file (default: results/sliding-solve-<time>.h5)")
     p.add_argument("--resume", action="store_true", help="with --file: continue the unfinished run in --out")
+    from puzzlebatch.runners.distributed import add_arguments as add_scheduler
+
+    add_scheduler(p)
     p.add_argument("--png", "--svg", dest="png", metavar="FILE", help="draw the solution path (.png or .svg)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=run_solve)

@@ -83,17 +83,26 @@ class SolveResult:
         return dict(self.__dict__)
 
 
-def searcher(chain: Chain, box: Box, backend: Backend, settings: SearchSettings | None = None) -> BatchDFS:
-    return BatchDFS(problem(chain, box), backend, settings, canonicalize=make_canonicalize(box))
+def searcher(chain: Chain, box: Box, backend: Backend, settings: SearchSettings | None = None,
+             pool=None) -> BatchDFS:
+    return BatchDFS(problem(chain, box), backend, settings, canonicalize=make_canonicalize(box), pool=pool)
 
 
 def count(chain: Chain, box: Box, backend: Backend, settings: SearchSettings | None = None, *,
           frontier: Frontier | None = None, totals: SearchTotals | None = None, on_batch=None,
-          max_batches: int | None = None, elapsed: float = 0.0) -> tuple[CountResult, Frontier, SearchTotals]:
-    """Count the embeddings of ``chain`` in ``box`` (and the distinct ones up to the box's symmetries)."""
+          max_batches: int | None = None, elapsed: float = 0.0, pool=None,
+          sink=None) -> tuple[CountResult, Frontier, SearchTotals]:
+    """Count the embeddings of ``chain`` in ``box`` (and the distinct ones up to the box's symmetries); ``pool``
+    runs the work items elsewhere (:mod:`puzzlebatch.runners.distributed`).
+
+    ``sink(cells, weights)``, if given, receives the embeddings searched: rows of the cell index of cube
+    1..N, each standing for ``weight`` embeddings (itself and its images under the symmetries merged into its
+    work item); the weights add up to the count."""
     t0 = time.perf_counter()
-    dfs = searcher(chain, box, backend, settings)
-    totals, rest = dfs.count(frontier, totals, on_batch=on_batch, max_batches=max_batches)
+    dfs = searcher(chain, box, backend, settings, pool)
+    w = encode.n_words(box.volume)
+    to_cells = None if sink is None else (lambda states, weights: sink(states[:, w:w + box.volume], weights))
+    totals, rest = dfs.count(frontier, totals, on_batch=on_batch, max_batches=max_batches, sink=to_cells)
     n_sym = len(box.symmetries())
     complete = len(rest) == 0
     if complete and totals.count % n_sym:

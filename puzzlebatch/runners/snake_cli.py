@@ -93,17 +93,24 @@ def run_count(args) -> int:
     backend = select_backend(args.backend)
     settings = _settings(args, backend)
     params = {"chain": chain.letters, "box": str(box), "budget": settings.budget,
-              "batch_size": settings.batch_size, "frontier_target": settings.frontier_target}
+              "batch_size": settings.batch_size, "frontier_target": settings.frontier_target, "all": args.all}
     session = CountSession(args, "snake", "count", params, backend, default_out("count"),
-                           lambda p: p.get("chain") == chain.letters and p.get("box") == str(box),
+                           lambda p: p.get("chain") == chain.letters and p.get("box") == str(box)
+                           and bool(p.get("all")) == args.all,
                            label=f"snake count {box}", describe=f"{chain.letters} in {box}", series="embeddings")
     if not session.resumed:
         session.run.set_instances(chain=np.array(chain.corners, dtype=np.int8),
                                   box=np.array(box.dims, dtype=np.int64))
+    cell_dtype = np.int16 if box.volume < 2**15 else np.int32
+
+    def store_rows(cells, weights):
+        session.run.append_items(cells=cells.astype(cell_dtype), weight=weights.astype(np.int64))
+
     try:
         result, rest, totals = snake.count(chain, box, backend, settings, frontier=session.frontier,
                                            totals=session.totals, on_batch=session.on_batch,
-                                           max_batches=args.max_batches, elapsed=session.elapsed)
+                                           max_batches=args.max_batches, elapsed=session.elapsed,
+                                           pool=session.pool, sink=store_rows if args.all else None)
     except KeyboardInterrupt:
         return session.interrupted(f"puzzlebatch snake count {chain.letters} --box {box}")
     doc = result.to_json() | {"device": backend.device}
@@ -170,6 +177,9 @@ def register(sub) -> None:
     p = verbs.add_parser("count", help="count all embeddings and the distinct foldings; store in HDF5")
     _common(p)
     p.add_argument("--out", help="results file (default: results/snake-count-<time>.h5)")
+    p.add_argument("--all", action="store_true",
+                   help="also store every folding searched: item rows `cells` (cell of cube 1..N) and `weight` "
+                        "(embeddings it stands for, with its symmetric images)")
     count_session.add_arguments(p)
     p.set_defaults(func=run_count)
 

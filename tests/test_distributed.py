@@ -1,0 +1,274 @@
+"""Counts on Dask (a LocalCluster, and a loopback `dask scheduler` with two `dask worker`s, one killed mid-count)
+and counts killed with SIGKILL and resumed: every answer equal to the single-process count, rows included."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from puzzlebatch.errors import PuzzleInputError
+from puzzlebatch.puzzles.snake.model import Box, is_valid_embedding, parse_chain
+from puzzlebatch.results.store import ResultsStore
+from puzzlebatch.runners import snake
+from puzzlebatch.puzzles.snake import encode
+from puzzlebatch.runners.distributed import DFSPayload, SchedulerSpec, _worker_dfs, count_on_pool, parse_scheduler
+from puzzlebatch.runners.search import SearchSettings
+
+# A random 3x3x4 chain (`puzzlebatch snake generate --box 3x3x4 --seed 5`): 992 embeddings, 62 distinct.  Its tree
+# (254 k nodes) is cut into many small launches below so that a count lasts long enough to be killed.
+CHAIN, BOX = "FJJFJJJJJJJFJFFJFJJJJJJJJJJJJFJJJJJF", Box(3, 3, 4)
+SLOW = SearchSettings(budget=1000, batch_size=4, frontier_target=64, first_batch_size=4)
+
+
+def _cli(*args, **kw):
+    return subprocess.run([sys.executable, "-m", "puzzlebatch", *args], capture_output=True, text=True, **kw)
+
+
+def _rows(path: Path, run_id: str = "snake-count-0000"):
+    """The stored rows of a count --all, as a sorted list of (cells, weight), and the count they add up to."""
+    with ResultsStore(path, "r") as st:
+        it = st.run(run_id).items()
+    rows = sorted((tuple(c.tolist()), int(w)) for c, w in zip(it["cells"], it["weight"]))
+    return rows, sum(w for _, w in rows)
+
+
+@pytest.fixture(scope="module")
+def single():
+    """The count and rows of one uninterrupted run in this process (the embedded default)."""
+    from puzzlebatch.runners.backend import select_backend
+
+    rows = []
+    result, rest, _ = snake.count(parse_chain(CHAIN), BOX, select_backend("cpu"),
+                                  sink=lambda cells, w: rows.extend(zip(map(tuple, cells.tolist()), w.tolist())))
+    assert result.complete and len(rest) == 0
+    chain = parse_chain(CHAIN)
+    for cells, _ in rows:  # every row is a folding, checked independently of the search
+        assert is_valid_embedding(chain, BOX, np.array(cells))
+    assert sum(w for _, w in rows) == result.embeddings
+    assert len(set(rows)) == len(rows)
+    return result.embeddings, sorted(rows)
+
+
+# -- the --scheduler option -------------------------------------------------------------------------------------
+def test_parse_scheduler(tmp_path):
+    assert parse_scheduler(None) == SchedulerSpec("embedded")
+    assert parse_scheduler("local:3") == SchedulerSpec("local", workers=3)
+    assert parse_scheduler("tcp://10.0.0.1:8786") == SchedulerSpec("address", address="tcp://10.0.0.1:8786")
+    f = tmp_path / "sched.json"
+    f.write_text(json.dumps({"address": "tcp://127.0.0.1:9999"}))
+    assert parse_scheduler(str(f)).address == "tcp://127.0.0.1:9999"
+    for bad in ("local:0", "local:x", "nowhere", str(tmp_path / "missing.json")):
+        with pytest.raises(PuzzleInputError, match="--scheduler"):
+            parse_scheduler(bad)
+
+
+@pytest.mark.parametrize("value, message", [("local:0", "local:N"), ("banana", "expected local:N"),
+                                            ("missing.json", "no such scheduler file")])
+def test_cli_bad_scheduler(tmp_path, value, message):
+    r = _cli("snake", "count", CHAIN, "--box", "3x3x4", "--out", str(tmp_path / "c.h5"), "--scheduler", value)
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], r.stderr
+
+
+# -- a LocalCluster ----------------------------------------------------------------------------------------------
+def test_local_cluster_count_equals_single(tmp_path, single):
+    pytest.importorskip("dask.distributed")
+    out = tmp_path / "local.h5"
+    r = _cli("snake", "count", CHAIN, "--box", "3x3x4", "--all", "--out", str(out), "--json", "--backend", "cpu",
+             "--scheduler", "local:2", "--item-seconds", "0.02", "--budget", "2000", timeout=240)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    count, rows = single
+    assert doc["embeddings"] == count
+    assert _rows(out) == (rows, count)
+    work = doc["work"]
+    assert work["scheduler"] == "local:2" and work["dashboard"].startswith("http")
+    assert len(work["workers"]) == 2 and sum(w["nodes"] for w in work["workers"].values()) > 0
+    assert {w["backend"] for w in work["workers"].values()} == {"cpu"}
+    with ResultsStore(out, "r") as st:  # the summary is stored with the result
+        assert st.run("snake-count-0000").attrs["result"]["work"]["workers"].keys() == work["workers"].keys()
+    assert "dashboard" in r.stderr and "nodes/s" in r.stderr
+
+
+# -- a loopback cluster started with the dask CLI; one worker killed mid-count ------------------------------------
+def _spawn(args, env, log):
+    return subprocess.Popen([sys.executable, "-m", *args], env=env, stdout=log, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+
+
+def test_worker_killed_mid_count(tmp_path, cpu, single):
+    pytest.importorskip("dask.distributed")
+    from puzzlebatch.runners.distributed import DaskPool
+
+    env = os.environ | {"NUMBA_NUM_THREADS": "1"}
+    sched_file = tmp_path / "scheduler.json"
+    log = open(tmp_path / "cluster.log", "w")
+    procs = [_spawn(["distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+                     "--scheduler-file", str(sched_file)], env, log)]
+    try:
+        for _ in range(600):
+            if sched_file.exists() and sched_file.stat().st_size:
+                break
+            time.sleep(0.1)
+        workers = {name: _spawn(["distributed.cli.dask_worker", "--scheduler-file", str(sched_file),
+                                 "--nthreads", "1", "--no-nanny", "--no-dashboard", "--name", name], env, log)
+                   for name in ("alpha", "beta")}
+        procs += workers.values()
+        pool = DaskPool(parse_scheduler(str(sched_file)), "cpu", item_seconds=0.1, say=lambda s: None)
+        try:
+            pool.client.wait_for_workers(2, timeout=120)
+            pool.n_workers = 2
+            addr = {info["name"]: a for a, info in pool.client.scheduler_info()["workers"].items()}
+            dfs = snake.searcher(parse_chain(CHAIN), BOX, cpu, SLOW, pool=pool)
+            # Compile on both workers first, so that both hold work while the count runs.
+            pool.client.run(_worker_dfs, DFSPayload.of(dfs, "cpu"))
+            rows = []
+            nw = encode.n_words(BOX.volume)
+            killed = {}
+
+            def killer():  # as soon as beta is running an item, SIGKILL it
+                while not killed and workers["beta"].poll() is None:
+                    running = pool.client.processing(workers=[addr["beta"]]).get(addr["beta"], ())
+                    if running:
+                        killed["processing"] = len(running)
+                        workers["beta"].send_signal(signal.SIGKILL)
+                        workers["beta"].wait(30)
+                    time.sleep(0.005)
+
+            thread = threading.Thread(target=killer, daemon=True)
+            thread.start()
+
+            totals, rest = count_on_pool(dfs, pool, None, None, item_seconds=0.1, summary=pool.work,
+                                         sink=lambda s, w: rows.extend(zip(map(tuple, s[:, nw:nw + 36].tolist()),
+                                                                           w.tolist())))
+            killed.setdefault("processing", 0)  # stops the killer if the count ended first
+            thread.join(30)
+        finally:
+            pool.close()
+        count, expected = single
+        assert killed["processing"] >= 1, "beta was never caught running an item"
+        assert workers["beta"].returncode == -signal.SIGKILL
+        assert len(rest) == 0 and totals.count == count
+        assert sorted(rows) == expected  # nothing lost, nothing twice
+        assert "alpha" in pool.work.workers
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+            p.wait(30)
+        log.close()
+
+
+# -- SIGKILL at random moments, several times, then resume --------------------------------------------------------
+def test_sigkill_resume_exact(tmp_path, single):
+    out = tmp_path / "killed.h5"
+    base = ["snake", "count", CHAIN, "--box", "3x3x4", "--all", "--out", str(out), "--json", "--backend", "cpu",
+            "--budget", str(SLOW.budget), "--batch-size", str(SLOW.batch_size), "--checkpoint-every", "0.05"]
+    rng = random.Random(int.from_bytes(os.urandom(4), "little"))
+    kills = 0
+
+    def started() -> bool:  # the run exists (a kill during start-up leaves nothing to resume)
+        if not out.exists():
+            return False
+        with ResultsStore(out, "r") as st:
+            return bool(st.run_ids())
+
+    for attempt in range(3):
+        args = base + (["--resume"] if started() else [])
+        proc = subprocess.Popen([sys.executable, "-m", "puzzlebatch", *args], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        time.sleep(rng.uniform(2.0, 4.0))  # start-up and compilation take about 2 s
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)
+            kills += 1
+        proc.communicate(timeout=60)
+        assert proc.returncode in (0, -signal.SIGKILL), proc.stderr
+    assert kills >= 2, "the count finished before it could be killed: make it longer"
+    r = _cli(*base, *(["--resume"] if started() else []), timeout=300)
+    assert r.returncode == 0, r.stderr
+    count, rows = single
+    assert json.loads(r.stdout)["embeddings"] == count
+    assert _rows(out) == (rows, count)  # every row once: none duplicated, none missing
+
+
+# -- other batch commands on a running cluster (one for the tests below, reached by its address) -------------------
+@pytest.fixture(scope="module")
+def cluster():
+    pytest.importorskip("dask.distributed")
+    from dask.distributed import LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                      env={"NUMBA_NUM_THREADS": "1"}) as c:
+        yield c.scheduler_address
+
+
+def _late_square(job):
+    """A job that finishes in reverse order of submission."""
+    i, n = job
+    time.sleep(0.05 * (n - i))
+    return i * i
+
+
+def test_map_ordered_yields_in_job_order(cluster):
+    from puzzlebatch.runners.distributed import DaskPool, map_ordered
+
+    jobs = [(i, 6) for i in range(6)]
+    with DaskPool(parse_scheduler(cluster), "cpu", say=lambda s: None) as pool:
+        assert list(map_ordered(pool, _late_square, jobs)) == [i * i for i in range(6)]
+
+
+@pytest.mark.slow  # three processes compile the IDA* kernels (about a minute on 2 cores)
+def test_sliding_file_on_cluster_equals_single(tmp_path, cluster):
+    boards = tmp_path / "eight.txt"  # three 8-puzzles (one unsolvable) and the source document's example
+    boards.write_text("1 2 3 4 5 6 0 7 8\n8 6 7 2 5 4 3 0 1\n1 2 3 4 5 6 8 7 0\n6 4 7 8 5 0 3 2 1\n")
+    rows = {}
+    for name, extra in (("single", []), ("cluster", ["--scheduler", cluster, "--batch", "1"])):
+        out = tmp_path / f"{name}.h5"
+        r = _cli("sliding", "solve", "--file", str(boards), "--backend", "cpu", "--out", str(out), "--json", *extra,
+                 timeout=240)
+        assert r.returncode == 0, r.stderr
+        with ResultsStore(out, "r") as st:
+            it = st.run("sliding-solve-0000").items()
+            rows[name] = (it["length"].tolist(), list(it["moves"]))
+            work = st.run("sliding-solve-0000").attrs["result"]["work"]
+        if name == "cluster":
+            assert work["scheduler"] == cluster and sum(w["items"] for w in work["workers"].values()) == 4
+    assert rows["single"] == rows["cluster"]
+    assert rows["single"][0] == [2, 31, -1, 31]  # the two 31-move boards are the 8-puzzle's hardest (Reinefeld 1993)
+
+
+def test_gpu_workers_in_the_simulator(tmp_path, cluster):
+    """`--backend cuda` on a cluster: each worker runs the CUDA kernels (here numba's simulator, as CI has no GPU;
+    tests/conftest.py sets NUMBA_ENABLE_CUDASIM=1, which the worker processes inherit) and reports its backend."""
+    from puzzlebatch.runners.backend import select_backend
+    from puzzlebatch.runners.distributed import DaskPool
+    from puzzlebatch.runners.search import Frontier, SearchTotals
+
+    assert os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
+    from puzzlebatch.puzzles.snake.generate import random_chain
+
+    box = Box(2, 2, 3)
+    chain = random_chain(box, 0)[0]
+    cpu = select_backend("cpu")
+    tiny = SearchSettings(budget=64, batch_size=8, frontier_target=4, first_batch_size=4)
+    expected, _, _ = snake.count(chain, box, cpu, tiny)
+    with DaskPool(parse_scheduler(cluster), "cuda", item_seconds=60, say=lambda s: None) as pool:
+        dfs = snake.searcher(chain, box, cpu, tiny, pool=pool)
+        totals = SearchTotals()
+        frontier = dfs.expand(Frontier.root(dfs.problem), totals, 4, symmetric=True)
+        assert len(frontier) >= 2
+        totals, rest = count_on_pool(dfs, pool, frontier, totals, item_seconds=60, summary=pool.work)
+    assert len(rest) == 0 and totals.count == expected.embeddings > 0
+    assert {w.backend for w in pool.work.workers.values()} == {"cudasim"}
+
