@@ -80,3 +80,45 @@ def problem_specs(args_problems: list[str], problems) -> dict[int, str]:
             specs[p.id] = str(p.id) if spec == "all" or (spec.isdigit() and not Path(spec).exists()) \
                 else str(Path(spec).resolve())
     return specs
+
+
+@dataclass(frozen=True)
+class EvalTask:
+    """Fitness of every genome on the seeds of one qualifier problem (one Dask task of ``hextris tune``)."""
+
+    backend: str
+    kwargs: tuple  # evaluate()'s keyword arguments, as sorted (name, value) pairs
+
+    def __call__(self, job: tuple) -> dict:
+        from puzzlebatch.puzzles.hextris.model import official_problem
+        from puzzlebatch.runners.backend import select_backend
+        from puzzlebatch.runners.distributed import _worker_name
+        from puzzlebatch.runners.hextris_tune import evaluate
+
+        problem_id, seeds, genomes = job
+        t0 = time.perf_counter()
+        backend = select_backend(self.backend)
+        p = official_problem(problem_id)
+        fit = evaluate(np.asarray(genomes), [(p, s) for s in seeds], backend, **dict(self.kwargs))
+        return {"fitness": fit, "worker": _worker_name(), "backend": backend.name,
+                "seconds": time.perf_counter() - t0}
+
+
+def pool_evaluator(pool):
+    """A stand-in for :func:`hextris_tune.evaluate` that plays each problem's games as one task on ``pool``; the
+    fitness is the same sum over problems (each problem's games are played as in one process)."""
+    from puzzlebatch.runners.distributed import map_ordered
+
+    def evaluate(genomes, games, backend, **kwargs):
+        by_problem: dict[int, list[int]] = {}
+        for p, s in games:
+            by_problem.setdefault(p.id, []).append(s)
+        task = EvalTask(pool.backend_request, tuple(sorted(kwargs.items())))
+        jobs = [(pid, seeds, np.asarray(genomes).tolist()) for pid, seeds in by_problem.items()]
+        fit = np.zeros(len(genomes), dtype=np.int64)
+        for res in map_ordered(pool, task, jobs):
+            pool.work.add(res["worker"], len(genomes), 0, res["seconds"], res["backend"])
+            fit += np.asarray(res["fitness"], dtype=np.int64)
+        return fit
+
+    return evaluate

@@ -75,6 +75,13 @@ def run_tune(args) -> int:
             run.append_items(generation=np.full(len(genomes), gen, np.int64), genome=np.array(genomes, np.int64),
                              fitness=np.asarray(fit, np.int64))
 
+    pool = None
+    if args.scheduler:  # one problem's games per Dask task
+        from puzzlebatch.runners.distributed import open_pool
+        from puzzlebatch.runners.hextris_dist import pool_evaluator
+
+        pool = open_pool(args.scheduler, args.backend, args.item_seconds)
+        tuner.evaluator = pool_evaluator(pool)
     t0 = time.perf_counter()
     progress = bar("hextris tune", unit="generation", total=args.generations)
     progress.update(min(tuner.generation, args.generations))
@@ -86,6 +93,9 @@ def run_tune(args) -> int:
         print(f"generation {rec['generation']}: best {rec['best']} {rec['genome']}, mean {rec['mean']:.0f}, "
               f"{rec['evaluated']} new genomes, {rec['seconds']:.1f} s", file=sys.stderr)
     progress.close()
+    if pool is not None:
+        pool.close()
+        print("\n".join(pool.work.lines()), file=sys.stderr)
     genome, fitness = tuner.best() if tuner.cache else ([], 0)
     if run is not None:
         run.set_result({"best_genome": genome, "best_fitness": fitness, "history": tuner.history})
@@ -165,6 +175,9 @@ def register(verbs) -> None:
     p.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
     p.add_argument("--out", metavar="FILE.h5", help="record every genome played and checkpoint every generation")
     p.add_argument("--resume", action="store_true", help="continue the unfinished tuning run in --out")
+    from puzzlebatch.runners.distributed import add_arguments as add_scheduler
+
+    add_scheduler(p)  # one problem's games per task
     p.add_argument("--save-weights", metavar="FILE", help="write the best weights (JSON, for play --weights)")
     p.add_argument("--png", metavar="FILE", help="plot best and mean fitness per generation")
     p.set_defaults(func=run_tune)

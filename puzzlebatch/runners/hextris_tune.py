@@ -112,6 +112,7 @@ class Tuner:
     history: list = field(default_factory=list)  # per generation: (best fitness, mean fitness, best genome)
     pop: np.ndarray | None = None
     generation: int = 0
+    evaluator: object = None  # evaluate()'s stand-in, e.g. hextris_dist.pool_evaluator (None: this process)
 
     def __post_init__(self) -> None:
         self.cfg.check()
@@ -125,7 +126,8 @@ class Tuner:
         keys = [tuple(int(v) for v in g) for g in self.pop]
         new = [k for k in dict.fromkeys(keys) if k not in self.cache]
         if new:
-            fit = evaluate(np.array(new), self.games, self.backend, beam=self.beam, keep=self.keep)
+            fit = (self.evaluator or evaluate)(np.array(new), self.games, self.backend, beam=self.beam,
+                                               keep=self.keep)
             for k, f in zip(new, fit):
                 self.cache[k] = int(f)
             if on_new is not None:

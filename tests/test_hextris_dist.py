@@ -1,0 +1,22 @@
+"""`hextris tune --scheduler` and `hextris play --scheduler` split their work by problem: the per-problem task
+gives the same fitness as one process (checked here through the embedded pool, which runs the task in-process;
+the Dask path itself is tested in test_distributed.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from puzzlebatch.puzzles.hextris.model import official_problem
+from puzzlebatch.runners.distributed import Pool
+from puzzlebatch.runners.hextris_dist import pool_evaluator
+from puzzlebatch.runners.hextris_tune import evaluate
+
+
+def test_pool_evaluator_sums_problems_like_evaluate(cpu):
+    games = [(official_problem(21), official_problem(21).source_seeds[0]),
+             (official_problem(1), official_problem(1).source_seeds[0])]
+    genomes = np.array([[4, 10, 1, 2, 3, 4], [10, 1, 0, 0, 1, 1]])
+    pool = Pool("cpu")
+    fit = pool_evaluator(pool)(genomes, games, cpu, beam=1, keep=2)
+    assert fit.tolist() == evaluate(genomes, games, cpu, beam=1, keep=2).tolist()
+    assert sum(w.items for w in pool.work.workers.values()) == 2 * len(genomes)  # two tasks, one per problem
