@@ -256,8 +256,8 @@ def _argv(job: Job, instance: dict, parser) -> list[str]:
         if not action.option_strings:  # positional
             argv += [str(x) for x in value] if isinstance(value, list) else [str(value)]
             continue
-        flag = next(s for s in action.option_strings if s.lstrip("-") == key.replace("_", "-")) \
-            if any(s.lstrip("-") == key.replace("_", "-") for s in action.option_strings) else action.option_strings[-1]
+        want = key.replace("_", "-")
+        flag = next((s for s in action.option_strings if s.lstrip("-") == want), action.option_strings[-1])
         if isinstance(action, (argparse._StoreTrueAction, argparse._StoreFalseAction)):
             if not isinstance(value, bool):
                 raise job.error(_key_of(job, key, instance), "must be true or false")
