@@ -85,6 +85,30 @@ def packing_options(board, pieces, piece_items: bool):
     return opts, primary
 
 
+def cut_options(board, pieces):
+    """xcover's matrix for a cut puzzle: one option per placement of each piece (its cells, and the piece as a
+    primary item: each piece once); integer items (cells 0..n-1, pieces n..)."""
+    cells = sorted(board.playable)
+    index = {c: i for i, c in enumerate(cells)}
+    n = len(cells)
+    memo = {}
+    opts = []
+    for k, p in enumerate(pieces):
+        if (p.cells, p.turns) not in memo:
+            memo[(p.cells, p.turns)] = [sorted(o) for o in p.orientations()]
+        for o in memo[(p.cells, p.turns)]:
+            for (x0, y0) in cells:
+                idx = []
+                for dx, dy in o:
+                    i = index.get((x0 + dx, y0 + dy))
+                    if i is None:
+                        break
+                    idx.append(i)
+                else:
+                    opts.append(idx + [n + k])
+    return opts, list(range(n + len(pieces)))
+
+
 # -- sections -----------------------------------------------------------------------------------------------------
 def strips(cpu, timeout):
     print("\n== strips: exact tiling counts (unlimited pieces) ==")
@@ -150,7 +174,7 @@ def cuts(cpu, timeout, sizes, reps=3, max_options=3_000_000):
             ours.append(r.seconds)
             n_opts = len(pieces) * 8 * n * n  # about how many options xcover's matrix would hold
             if n_opts <= max_options:
-                got, t_x = xcover(*packing_options(board, pieces, True), first=True, timeout=timeout)
+                got, t_x = xcover(*cut_options(board, pieces), first=True, timeout=timeout)
                 theirs.append(t_x if got else float("inf"))
                 lines.append(f"{r.seconds:.3f}/{'%.2f' % t_x if got else '>%d' % timeout}")
             else:

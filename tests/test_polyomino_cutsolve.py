@@ -131,3 +131,12 @@ def test_cli_bad_input_is_one_line_exit_2(tmp_path):
     out.write_text("O:\n##\n##\n")
     bad = run_cli("solve", "--board", "2x2", "--pieces", str(out), "--method", "cut", "--unlimited", check=False)
     assert bad.returncode == 2 and "--method cut" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_fast_shape_classes_match_the_engine():
+    board = P.parse_board("20x20")
+    pieces = K.random_cut(board.playable, 3, 6, 8).piece_objects()
+    pieces += [p.with_(name=p.name + "r", turns="rotations") for p in pieces[:30]]
+    fast, fm = CS.shape_classes(pieces)
+    ref, rm = L.shape_classes(pieces)
+    assert sorted(map(sorted, fm)) == sorted(map(sorted, rm)) and len(fast) == len(ref)

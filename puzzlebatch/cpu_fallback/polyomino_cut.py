@@ -34,4 +34,5 @@ def drivers():
     d = _Drivers()
     d.dfs_batch = dfs_batch
     d.dfs_item = dfs_item
+    d.rules = r  # the njit twins, for the host-side steps (root branching cell, rotations, rewinds)
     return d

@@ -106,8 +106,15 @@ def build(mask: np.ndarray, classes: Sequence[S.Piece], limit: int | None = None
     root[header[R.S_POS]] = free[0] if len(free) else n
     root[header[R.S_MARK]:header[R.S_MARK] + n] = -1
     if goal:
-        R.branch_cell(root, 0, tables)  # the plain rule, run once here
+        _host_rules().branch_cell(root, 0, tables)
     return Problem(tables, root, goal, w, h, transposed, orients, np.array(ocls, np.int64), nc)
+
+
+def _host_rules():
+    """The rules compiled for the CPU (host-side steps of every backend)."""
+    from puzzlebatch.cpu_fallback.polyomino_cut import drivers
+
+    return drivers().rules
 
 
 def seeded(pb: Problem, seed: int, order: str = "random") -> np.ndarray:
@@ -134,7 +141,7 @@ def seeded(pb: Problem, seed: int, order: str = "random") -> np.ndarray:
     else:
         raise ValueError(order)
     s[t[R.S_ORDER]:t[R.S_ORDER] + nc] = perm
-    R.set_rotation(s, 0, t)
+    _host_rules().set_rotation(s, 0, t)
     return s
 
 
@@ -179,8 +186,9 @@ class CutSearch:
 
 def _rewind(pb: Problem, state: np.ndarray, stack: np.ndarray, depth: int, to: int) -> None:
     """Undo the moves of an item from ``depth`` back to ``to`` (the plain rules, on the host)."""
+    undo = _host_rules().undo
     for d in range(depth - 1, to - 1, -1):
-        R.undo(state, d, int(stack[d]) - 1, pb.tables)
+        undo(state, d, int(stack[d]) - 1, pb.tables)
 
 
 def solve(mask: np.ndarray, classes: Sequence[S.Piece], backend: Backend, seed: int = 0, portfolio: int | None = None,
@@ -242,7 +250,7 @@ def solve(mask: np.ndarray, classes: Sequence[S.Piece], backend: Backend, seed: 
             _rewind(pb, states[i], stacks[i], depth, to)
             states[i, t[R.S_SEED]] = next_seed
             next_seed += 1
-            R.set_rotation(states[i], to, t)
+            _host_rules().set_rotation(states[i], to, t)
             roots[i] = to
             los[i] = 0
             budgets[i] = max(200, 4 * (depth - to) + 100)
@@ -267,6 +275,46 @@ class CutSolved:
     validated: bool
 
 
+_GROUP = {"free": [(1, 0, 0, 1), (-1, 0, 0, 1), (1, 0, 0, -1), (-1, 0, 0, -1),
+                   (0, 1, 1, 0), (0, -1, 1, 0), (0, 1, -1, 0), (0, -1, -1, 0)],
+          "rotations": [(1, 0, 0, 1), (0, -1, 1, 0), (-1, 0, 0, -1), (0, 1, -1, 0)]}
+
+
+def canonical2d(cells, turns: str) -> tuple:
+    """The smallest sorted, normalised cell tuple over the turns (the same classes as
+    :func:`puzzlebatch.puzzles.polyomino.shapes.canonical`, by explicit 2x2 maps: fast on thousands of pieces)."""
+    best = None
+    for a, b, c, d in _GROUP.get(turns, [(1, 0, 0, 1)]):
+        pts = [(a * x + b * y, c * x + d * y) for x, y in cells]
+        mx = min(p[0] for p in pts)
+        my = min(p[1] for p in pts)
+        key = tuple(sorted((p[0] - mx, p[1] - my) for p in pts))
+        if best is None or key < best:
+            best = key
+    return best
+
+
+def shape_classes(pieces: Sequence[S.Piece]) -> tuple[list[S.Piece], list[list[int]]]:
+    """Like :func:`puzzlebatch.runners.polyomino_large.shape_classes` (class pieces with counts, members per
+    class), with :func:`canonical2d` for flat pieces."""
+    from puzzlebatch.runners import polyomino_large as L
+
+    if any(p.dim != 2 for p in pieces):
+        return L.shape_classes(pieces)
+    by_key: dict[tuple, list[int]] = {}
+    for i, p in enumerate(pieces):
+        if p.count != 1:
+            raise PuzzleInputError(f"--pieces: {p.name} has count={p.count}; a cut puzzle takes single pieces")
+        by_key.setdefault((p.turns, canonical2d(p.cells, p.turns)), []).append(i)
+    classes, members = [], []
+    width = max(2, len(str(len(by_key))))
+    for n, ((turns, _), idx) in enumerate(by_key.items()):
+        p = pieces[idx[0]]
+        classes.append(S.Piece(f"C{n + 1:0{width}d}", p.cells, turns, len(idx), "shape class"))
+        members.append(idx)
+    return classes, members
+
+
 def solve_pieces(board, pieces: Sequence[S.Piece], backend: Backend, seed: int = 0, time_limit: float | None = None,
                  portfolio: int | None = None, **kw) -> CutSolved:
     """Solve a cut puzzle given as a :class:`~puzzlebatch.puzzles.polyomino.packing.Board` and its pieces (each
@@ -276,7 +324,7 @@ def solve_pieces(board, pieces: Sequence[S.Piece], backend: Backend, seed: int =
     t0 = time.perf_counter()
     if board.dim != 2:
         raise PuzzleInputError("--method cut: flat boards only")
-    classes, members = L.shape_classes(pieces)
+    classes, members = shape_classes(pieces)
     w, h = board.size
     mask = np.zeros((h, w), bool)
     for x, y in board.playable:

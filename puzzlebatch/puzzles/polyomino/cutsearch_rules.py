@@ -134,9 +134,24 @@ def count_fits(state, u, cap, tables):
     return n
 
 
+def on_frontier(state, u, tables):
+    """Has the empty cell ``u`` a filled (or blocked) neighbour or the board's edge next to it?  Only such cells
+    are candidates for the most constrained one (a cell amid empty cells has many placements)."""
+    w = tables[T_W]
+    h = tables[T_H]
+    grid = tables[S_GRID]
+    x = u % w
+    y = u // w
+    if x == 0 or y == 0 or x == w - 1 or y == h - 1:
+        return True
+    return state[grid + u - 1] != 0 or state[grid + u + 1] != 0 or state[grid + u - w] != 0 or \
+        state[grid + u + w] != 0
+
+
 def branch_cell(state, depth, tables):
-    """The most constrained empty cell among the first ``T_WINDOW`` cells from the first empty one, written to
-    ``BR[depth]``; returns its number of placements (0: a dead end)."""
+    """The most constrained empty frontier cell among the first ``T_WINDOW`` cells from the first empty one (all
+    of the remaining cells once at most ``T_ENDGAME`` are left), written to ``BR[depth]``; returns its number of
+    placements (0: a dead end, the node is pruned)."""
     w = tables[T_W]
     n = w * tables[T_H]
     grid = tables[S_GRID]
@@ -152,7 +167,7 @@ def branch_cell(state, depth, tables):
         end = n
     u = p + 1
     while u < end and best_n > 1:
-        if state[grid + u] == 0:
+        if state[grid + u] == 0 and on_frontier(state, u, tables):
             m = count_fits(state, u, best_n, tables)
             if m < best_n:
                 best_n = m
