@@ -46,8 +46,8 @@ def _anchor_sorted(cells) -> np.ndarray:
     return arr - arr[0]
 
 
-def build(mask: np.ndarray, classes: Sequence[S.Piece], limit: int | None = None, rotate: int = 1,
-          window: int | None = None, endgame: int | None = None) -> Problem:
+def build(mask: np.ndarray, classes: Sequence[S.Piece], limit: int | None = None, rotate: int = 2,
+          window: int | None = None, endgame: int | None = None, weights: str = "stiff") -> Problem:
     """Tables and root state for a board ``mask`` (``[h, w]`` bool, True = to cover) and class pieces."""
     h0, w0 = mask.shape
     transposed = w0 > h0
@@ -75,8 +75,10 @@ def build(mask: np.ndarray, classes: Sequence[S.Piece], limit: int | None = None
     if limit is None:
         limit = min(62, 2 * maxsize + 2)
     goal = sum(p.count for p in classes)
+    n_or = np.diff(np.array(cls_o, np.int64))
+    cls_w = {"count": np.ones(nc, np.int64), "stiff": 9 - n_or, "stiff2": (9 - n_or) ** 2}[weights]
     parts = {"cls_o": np.array(cls_o, np.int64), "or_c": or_c, "dx": dx, "dy": dy,
-             "size": np.array(sizes, np.int64)}
+             "size": np.array(sizes, np.int64), "w": cls_w.astype(np.int64)}
     header = np.zeros(R.HEADER, np.int64)
     header[[R.T_W, R.T_H, R.T_C, R.T_OMAX, R.T_GOAL]] = [w, h, nc, omax, goal]
     header[[R.T_MINSIZE, R.T_MAXSIZE, R.T_LIMIT, R.T_ROTATE]] = [minsize, maxsize, limit, rotate]
@@ -85,7 +87,7 @@ def build(mask: np.ndarray, classes: Sequence[S.Piece], limit: int | None = None
     header[R.T_ENDGAME] = 16 * w if endgame is None else endgame
     off = R.HEADER
     for key, slot in [("cls_o", R.T_CLS_O), ("or_c", R.T_OR_C), ("dx", R.T_DX), ("dy", R.T_DY),
-                      ("size", R.T_CLS_SIZE)]:
+                      ("size", R.T_CLS_SIZE), ("w", R.T_CLS_W)]:
         header[slot] = off
         off += len(parts[key])
     # state layout
@@ -98,7 +100,7 @@ def build(mask: np.ndarray, classes: Sequence[S.Piece], limit: int | None = None
         header[slot] = so
         so += size
     header[R.S_WIDTH] = so
-    tables = np.concatenate([header] + [parts[k] for k in ["cls_o", "or_c", "dx", "dy", "size"]]).astype(np.int64)
+    tables = np.concatenate([header] + [parts[k] for k in ["cls_o", "or_c", "dx", "dy", "size", "w"]]).astype(np.int64)
     root = np.zeros(so, np.int64)
     root[header[R.S_GRID]:header[R.S_GRID] + n] = np.where(m.reshape(-1), 0, 1)
     root[header[R.S_COUNT]:header[R.S_COUNT] + nc] = [p.count for p in classes]
@@ -184,6 +186,21 @@ class CutSearch:
     budgets: list[int] = field(default_factory=list)
 
 
+def luby(i: int) -> int:
+    """The i-th term (from 1) of Luby's sequence 1 1 2 1 1 2 4 1 1 2 1 1 2 4 8 ... (Luby, Sinclair, Zuckerman
+    1993: the universal restart schedule)."""
+    k = 1
+    while (1 << k) - 1 < i:
+        k += 1
+    while True:
+        if i == (1 << k) - 1:
+            return 1 << (k - 1)
+        i -= (1 << (k - 1)) - 1
+        k = 1
+        while (1 << k) - 1 < i:
+            k += 1
+
+
 def _rewind(pb: Problem, state: np.ndarray, stack: np.ndarray, depth: int, to: int) -> None:
     """Undo the moves of an item from ``depth`` back to ``to`` (the plain rules, on the host)."""
     undo = _host_rules().undo
@@ -193,19 +210,19 @@ def _rewind(pb: Problem, state: np.ndarray, stack: np.ndarray, depth: int, to: i
 
 def solve(mask: np.ndarray, classes: Sequence[S.Piece], backend: Backend, seed: int = 0, portfolio: int | None = None,
           budget: int | None = None, growth: float = 2.0, time_limit: float | None = None,
-          order: str = "random", rotate: int = 1, endgame: int | None = None, window: int | None = None,
-          back: int = 16, on_round: Callable[[int, int, int], None] | None = None) -> CutSearch:
+          order: str = "random", rotate: int = 2, endgame: int | None = None, window: int | None = None,
+          back: int = 16, weights: str = "stiff", on_round: Callable[[int, int, int], None] | None = None) -> CutSearch:
     """First tiling of ``mask`` by the class pieces (each copy once).
 
     A portfolio of items (each its own seed: class order and per-node rotations) runs on the batch DFS with a node
     budget.  An item that runs out of budget at depth ``d`` is rewound ``back`` pieces (the plain ``undo`` rule on
     the host), given a fresh seed and restarted from there with ``lo = 0``: a randomised restart of the end of its
     search only.  Each consecutive failure doubles how far it is rewound (up to the root), so the restarts
-    climb back when a prefix leaves an unsolvable remainder; an item restarted from the root gets twice the
-    budget of its previous restart from the root, so on a board without tiling an item eventually exhausts the
-    whole tree, which proves there is none."""
+    climb back when a prefix leaves an unsolvable remainder; an item restarted from the root for the r-th time
+    gets ``luby(r)`` times the base budget (Luby's universal schedule: mostly short, and unbounded, so on a board
+    without tiling an item eventually exhausts the whole tree, which proves there is none)."""
     t0 = time.perf_counter()
-    pb = build(mask, classes, rotate=rotate, endgame=endgame, window=window)
+    pb = build(mask, classes, rotate=rotate, endgame=endgame, window=window, weights=weights)
     d = _drivers(backend)
     if portfolio is None:
         portfolio = 2
@@ -219,7 +236,8 @@ def solve(mask: np.ndarray, classes: Sequence[S.Piece], backend: Backend, seed: 
     los = np.zeros(portfolio, np.int32)
     fails = np.zeros(portfolio, np.int64)
     budgets = np.full(portfolio, int(budget or max(200, 2 * pb.goal)), np.int64)
-    root_budget = budgets.copy()  # doubles at each restart from the root: a proof of "none" comes eventually
+    root_budget = budgets.copy()  # restarts from the root get root_budget * luby(r): unbounded, so a proof comes
+    root_restarts = np.zeros(portfolio, np.int64)
     nodes = 0
     rounds = 0
     while True:
@@ -256,8 +274,8 @@ def solve(mask: np.ndarray, classes: Sequence[S.Piece], backend: Backend, seed: 
             budgets[i] = max(200, 4 * (depth - to) + 100)
             if to == 0:
                 fails[i] = 0
-                root_budget[i] *= 2
-                budgets[i] = max(budgets[i], root_budget[i])
+                root_restarts[i] += 1
+                budgets[i] = max(budgets[i], int(root_budget[i]) * luby(int(root_restarts[i])))
         if time_limit is not None and time.perf_counter() - t0 > time_limit:
             return CutSearch(False, [], nodes, rounds, portfolio, time.perf_counter() - t0, backend.name)
 

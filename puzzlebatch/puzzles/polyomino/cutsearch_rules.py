@@ -35,7 +35,8 @@ S_BR, S_ANC = 25, 26  # state offsets: the branching cell of each depth, the anc
 T_WINDOW = 27  # branching: the most constrained of the first T_WINDOW cells from the first empty one (0: first)
 T_ENDGAME = 28  # when at most this many cells lie from the first empty one to the end, the window is all of them
 S_ROT = 29  # state offset: the class-order rotation of each depth
-HEADER = 30
+T_CLS_W = 30  # offset: per class, the weight of one copy in the draw of a node's first class
+HEADER = 31
 
 MOD31 = 2147483647
 
@@ -62,15 +63,17 @@ def choice_class(state, depth, c, tables):
 
 
 def set_rotation(state, depth, tables):
-    """The node's class order starts at a class drawn with probability proportional to its remaining copies
-    (a hash of the seed, the depth and the first empty cell), then follows the item's order: the remaining
-    pieces stay a fair sample of the cut, so the end game is not left with the most common shapes only."""
+    """The node's class order starts at a class drawn with probability proportional to its remaining copies times
+    its weight (a hash of the seed, the depth and the first empty cell), then follows the item's order: the
+    remaining pieces stay a fair sample of the cut, and rigid shapes (few orientations, weighted up) are used
+    early, so the end game is not left with the most common or the stiffest shapes only."""
     nc = tables[T_C]
     count = tables[S_COUNT]
     order = tables[S_ORDER]
+    cw = tables[T_CLS_W]
     total = 0
     for j in range(nc):
-        total += state[count + state[order + j]]
+        total += state[count + state[order + j]] * tables[cw + state[order + j]]
     if total <= 0:
         state[tables[S_ROT] + depth] = 0
         return
@@ -80,7 +83,7 @@ def set_rotation(state, depth, tables):
     x = mix(state[tables[S_SEED]] * 31 + state[tables[S_POS] + depth], depth) % total
     j = 0
     while j < nc - 1:
-        x -= state[count + state[order + j]]
+        x -= state[count + state[order + j]] * tables[cw + state[order + j]]
         if x < 0:
             break
         j += 1
@@ -134,6 +137,30 @@ def count_fits(state, u, cap, tables):
     return n
 
 
+def classes_placeable(state, p, tables):
+    """End game: has every class with copies left at least one placement on the empty cells from ``p`` on?
+    (The piece items of exact cover: a shape that fits nowhere any more is a dead end, found at once.)"""
+    w = tables[T_W]
+    n = w * tables[T_H]
+    grid = tables[S_GRID]
+    cls_o = tables[T_CLS_O]
+    for k in range(tables[T_C]):
+        if state[tables[S_COUNT] + k] <= 0:
+            continue
+        found = False
+        u = p
+        while u < n and not found:
+            if state[grid + u] == 0:
+                for orient in range(tables[cls_o + k], tables[cls_o + k + 1]):
+                    if fits(state, u % w, u // w, orient, tables):
+                        found = True
+                        break
+            u += 1
+        if not found:
+            return False
+    return True
+
+
 def on_frontier(state, u, tables):
     """Has the empty cell ``u`` a filled (or blocked) neighbour or the board's edge next to it?  Only such cells
     are candidates for the most constrained one (a cell amid empty cells has many placements)."""
@@ -165,6 +192,9 @@ def branch_cell(state, depth, tables):
     end = p + window
     if end > n or n - p <= tables[T_ENDGAME]:
         end = n
+        if not classes_placeable(state, p, tables):
+            state[tables[S_BR] + depth] = p
+            return 0
     u = p + 1
     while u < end and best_n > 1:
         if state[grid + u] == 0 and on_frontier(state, u, tables):
