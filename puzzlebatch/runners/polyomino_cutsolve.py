@@ -47,7 +47,8 @@ def _anchor_sorted(cells) -> np.ndarray:
 
 
 def build(mask: np.ndarray, classes: Sequence[S.Piece], limit: int | None = None, rotate: int = 2,
-          window: int | None = None, endgame: int | None = None, weights: str = "stiff") -> Problem:
+          window: int | None = None, endgame: int | None = None, weights: str = "stiff",
+          classcheck: int | None = None) -> Problem:
     """Tables and root state for a board ``mask`` (``[h, w]`` bool, True = to cover) and class pieces."""
     h0, w0 = mask.shape
     transposed = w0 > h0
@@ -85,6 +86,7 @@ def build(mask: np.ndarray, classes: Sequence[S.Piece], limit: int | None = None
     header[R.T_SMAX] = maxsize
     header[R.T_WINDOW] = w if window is None else window
     header[R.T_ENDGAME] = 16 * w if endgame is None else endgame
+    header[R.T_CLSCHK] = (4 * w if classcheck is None else classcheck)
     off = R.HEADER
     for key, slot in [("cls_o", R.T_CLS_O), ("or_c", R.T_OR_C), ("dx", R.T_DX), ("dy", R.T_DY),
                       ("size", R.T_CLS_SIZE), ("w", R.T_CLS_W)]:
@@ -211,7 +213,7 @@ def _rewind(pb: Problem, state: np.ndarray, stack: np.ndarray, depth: int, to: i
 def solve(mask: np.ndarray, classes: Sequence[S.Piece], backend: Backend, seed: int = 0, portfolio: int | None = None,
           budget: int | None = None, growth: float = 2.0, time_limit: float | None = None,
           order: str = "random", rotate: int = 2, endgame: int | None = None, window: int | None = None,
-          back: int = 16, weights: str = "stiff", on_round: Callable[[int, int, int], None] | None = None) -> CutSearch:
+          back: int = 16, weights: str = "stiff", classcheck: int | None = None, on_round: Callable[[int, int, int], None] | None = None) -> CutSearch:
     """First tiling of ``mask`` by the class pieces (each copy once).
 
     A portfolio of items (each its own seed: class order and per-node rotations) runs on the batch DFS with a node
@@ -222,7 +224,8 @@ def solve(mask: np.ndarray, classes: Sequence[S.Piece], backend: Backend, seed: 
     gets ``luby(r)`` times the base budget (Luby's universal schedule: mostly short, and unbounded, so on a board
     without tiling an item eventually exhausts the whole tree, which proves there is none)."""
     t0 = time.perf_counter()
-    pb = build(mask, classes, rotate=rotate, endgame=endgame, window=window, weights=weights)
+    pb = build(mask, classes, rotate=rotate, endgame=endgame, window=window, weights=weights,
+               classcheck=classcheck)
     d = _drivers(backend)
     if portfolio is None:
         portfolio = 2

@@ -36,7 +36,8 @@ T_WINDOW = 27  # branching: the most constrained of the first T_WINDOW cells fro
 T_ENDGAME = 28  # when at most this many cells lie from the first empty one to the end, the window is all of them
 S_ROT = 29  # state offset: the class-order rotation of each depth
 T_CLS_W = 30  # offset: per class, the weight of one copy in the draw of a node's first class
-HEADER = 31
+T_CLSCHK = 31  # check that every class still fits somewhere when at most this many cells are left
+HEADER = 32
 
 MOD31 = 2147483647
 
@@ -192,7 +193,7 @@ def branch_cell(state, depth, tables):
     end = p + window
     if end > n or n - p <= tables[T_ENDGAME]:
         end = n
-        if not classes_placeable(state, p, tables):
+        if n - p <= tables[T_CLSCHK] and not classes_placeable(state, p, tables):
             state[tables[S_BR] + depth] = p
             return 0
     u = p + 1
