@@ -85,7 +85,7 @@ def build(mask: np.ndarray, classes: Sequence[S.Piece], limit: int | None = None
     header[[R.T_MINSIZE, R.T_MAXSIZE, R.T_LIMIT, R.T_ROTATE]] = [minsize, maxsize, limit, rotate]
     header[R.T_SMAX] = maxsize
     header[R.T_WINDOW] = w if window is None else window
-    header[R.T_ENDGAME] = 16 * w if endgame is None else endgame
+    header[R.T_ENDGAME] = min(16, max(1, h // 2)) * w if endgame is None else endgame  # rows: 16, half a small board
     header[R.T_CLSCHK] = (4 * w if classcheck is None else classcheck)
     off = R.HEADER
     for key, slot in [("cls_o", R.T_CLS_O), ("or_c", R.T_OR_C), ("dx", R.T_DX), ("dy", R.T_DY),
