@@ -140,3 +140,5 @@ def test_fast_shape_classes_match_the_engine():
     fast, fm = CS.shape_classes(pieces)
     ref, rm = L.shape_classes(pieces)
     assert sorted(map(sorted, fm)) == sorted(map(sorted, rm)) and len(fast) == len(ref)
+    for p in pieces[:40] + pieces[-30:]:
+        assert set(CS.orientations2d(p.cells, p.turns)) == set(p.orientations())

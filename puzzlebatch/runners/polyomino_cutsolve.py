@@ -63,7 +63,7 @@ def build(mask: np.ndarray, classes: Sequence[S.Piece], limit: int | None = None
     cls_o = [0]
     for k, p in enumerate(classes):
         cells = p.cells if not transposed else frozenset((y, x) for x, y in p.cells)
-        for o in S.Piece(p.name, cells, p.turns).orientations():
+        for o in orientations2d(cells, p.turns):
             orients.append(_anchor_sorted(o))
             ocls.append(k)
         cls_o.append(len(orients))
@@ -313,6 +313,18 @@ def canonical2d(cells, turns: str) -> tuple:
         if best is None or key < best:
             best = key
     return best
+
+
+def orientations2d(cells, turns: str) -> list[frozenset]:
+    """The distinct orientations of a flat shape under its turns, normalised (the same set as
+    :meth:`puzzlebatch.puzzles.polyomino.shapes.Piece.orientations`, by explicit 2x2 maps), in sorted order."""
+    seen = set()
+    for a, b, c, d in _GROUP.get(turns, [(1, 0, 0, 1)]):
+        pts = [(a * x + b * y, c * x + d * y) for x, y in cells]
+        mx = min(p[0] for p in pts)
+        my = min(p[1] for p in pts)
+        seen.add(tuple(sorted((p[0] - mx, p[1] - my) for p in pts)))
+    return [frozenset(o) for o in sorted(seen)]
 
 
 def shape_classes(pieces: Sequence[S.Piece]) -> tuple[list[S.Piece], list[list[int]]]:
