@@ -102,6 +102,9 @@ def test_kernel_simulator_matches_cpu_bit_for_bit(cpu, gpu):
     assert results[0][3][:, 2].sum() >= 1  # a tiling was found
     sol = CS.decode(pb, results[0][2][0, 0])
     L.validate_tiling(classes, 4, 3, sol)
+    res = CS.solve(np.ones((3, 4), bool), classes, gpu, portfolio=2)  # the whole loop on the simulated kernel
+    assert res.solved and res.backend == "cudasim"
+    L.validate_tiling(classes, 4, 3, res.placements)
 
 
 def test_cli_generate_solve_back_and_errors(tmp_path, capsys):

@@ -227,8 +227,8 @@ def solve(mask: np.ndarray, classes: Sequence[S.Piece], backend: Backend, seed: 
     pb = build(mask, classes, rotate=rotate, endgame=endgame, window=window, weights=weights,
                classcheck=classcheck)
     d = _drivers(backend)
-    if portfolio is None:
-        portfolio = 2
+    if portfolio is None:  # CPU: one item per core; a GPU wants many threads (untested on a real device)
+        portfolio = 2 if backend.kind == "cpu" else 64
     t = pb.tables
     width = pb.root.shape[0]
     seeds = [seed * 1_000_003 + i for i in range(portfolio)]
