@@ -213,14 +213,15 @@ def _rewind(pb: Problem, state: np.ndarray, stack: np.ndarray, depth: int, to: i
 def solve(mask: np.ndarray, classes: Sequence[S.Piece], backend: Backend, seed: int = 0, portfolio: int | None = None,
           budget: int | None = None, growth: float = 2.0, time_limit: float | None = None,
           order: str = "random", rotate: int = 2, endgame: int | None = None, window: int | None = None,
-          back: int = 16, weights: str = "stiff", classcheck: int | None = None, on_round: Callable[[int, int, int], None] | None = None) -> CutSearch:
+          back: int = 16, weights: str = "stiff", classcheck: int | None = None, rewind: str = "luby",
+          on_round: Callable[[int, int, int], None] | None = None) -> CutSearch:
     """First tiling of ``mask`` by the class pieces (each copy once).
 
     A portfolio of items (each its own seed: class order and per-node rotations) runs on the batch DFS with a node
-    budget.  An item that runs out of budget at depth ``d`` is rewound ``back`` pieces (the plain ``undo`` rule on
-    the host), given a fresh seed and restarted from there with ``lo = 0``: a randomised restart of the end of its
-    search only.  Each consecutive failure doubles how far it is rewound (up to the root), so the restarts
-    climb back when a prefix leaves an unsolvable remainder; an item restarted from the root for the r-th time
+    budget.  An item that runs out of budget at depth ``d`` is rewound ``back * luby(j)`` pieces after its j-th
+    consecutive failure (``rewind="double"``: ``back * 2**(j-1)``; the ``undo`` twin on the host), given a fresh
+    seed and restarted from there with ``lo = 0``: a randomised restart of the end of its search only, now and then
+    from further back, so the restarts climb back when a prefix leaves an unsolvable remainder; an item restarted from the root for the r-th time
     gets ``luby(r)`` times the base budget (Luby's universal schedule: mostly short, and unbounded, so on a board
     without tiling an item eventually exhausts the whole tree, which proves there is none)."""
     t0 = time.perf_counter()
@@ -265,7 +266,8 @@ def solve(mask: np.ndarray, classes: Sequence[S.Piece], backend: Backend, seed: 
                                      proved_none=True)
                 depth = int(roots[i])  # exhausted below its restart point: climb further back
             fails[i] += 1
-            to = max(0, depth - back * (1 << min(int(fails[i]) - 1, 30)))
+            steps = (1 << min(int(fails[i]) - 1, 30)) if rewind == "double" else luby(int(fails[i]))
+            to = max(0, depth - back * steps)
             if out[i, OUT_STATUS] == DONE:
                 to = min(to, depth - 1)
             _rewind(pb, states[i], stacks[i], depth, to)
