@@ -221,8 +221,8 @@ def solve(mask: np.ndarray, classes: Sequence[S.Piece], backend: Backend, seed: 
     budget.  An item that runs out of budget at depth ``d`` is rewound ``back * luby(j)`` pieces after its j-th
     consecutive failure (``rewind="double"``: ``back * 2**(j-1)``; the ``undo`` twin on the host), given a fresh
     seed and restarted from there with ``lo = 0``: a randomised restart of the end of its search only, now and then
-    from further back, so the restarts climb back when a prefix leaves an unsolvable remainder; an item restarted from the root for the r-th time
-    gets ``luby(r)`` times the base budget (Luby's universal schedule: mostly short, and unbounded, so on a board
+    from further back, so the restarts climb back when a prefix leaves an unsolvable remainder; an item restarted
+    from the root for the r-th time gets ``luby(r)`` times the base budget (Luby's universal schedule: mostly short, and unbounded, so on a board
     without tiling an item eventually exhausts the whole tree, which proves there is none)."""
     t0 = time.perf_counter()
     pb = build(mask, classes, rotate=rotate, endgame=endgame, window=window, weights=weights,
