@@ -1,15 +1,18 @@
 """Large boards (issue 4): puzzlebatch against xcover (Knuth's dancing cells in numba), side by side.
 
     python bench/large.py                      # every section with the default sizes
-    python bench/large.py --sections strips    # strips | bands | cuts
+    python bench/large.py --sections strips    # strips | bands | cuts | bigcuts
     python bench/large.py --timeout 60         # seconds allowed to each xcover run (killed after)
 
 * strips: exact tiling counts of long strips with unlimited pieces (transfer matrix, both exact methods), each
   checked (dominoes against Kasteleyn's formula; CRT against big integers); xcover side by side on a strip small
   enough for it to enumerate every tiling.
 * bands: one tiling of an N x N square with unlimited pentominoes (validated), xcover's first solution beside it.
-* cuts: random cuts into 4..6-cell pieces solved back (each piece once), puzzlebatch's exact-cover engine over shape
-  classes against xcover's first solution.
+* cuts: random cuts into 4..6-cell pieces solved back (each piece once), the cut search (scan order, most
+  constrained cell, local randomised restarts; :mod:`puzzlebatch.runners.polyomino_cutsolve`) against xcover's first
+  solution (pieces as primary items), median of several cuts per size; xcover is not run where its matrix would
+  hold more than ~3 M options (it builds every placement of every piece).
+* bigcuts: the document's 55x121 and big squares, one cut each, solved back (not in the default sections).
 
 Timings are wall seconds on whatever machine runs it; run both sides in the same run (the ratio survives load).
 """
@@ -82,6 +85,30 @@ def packing_options(board, pieces, piece_items: bool):
     return opts, primary
 
 
+def cut_options(board, pieces):
+    """xcover's matrix for a cut puzzle: one option per placement of each piece (its cells, and the piece as a
+    primary item: each piece once); integer items (cells 0..n-1, pieces n..)."""
+    cells = sorted(board.playable)
+    index = {c: i for i, c in enumerate(cells)}
+    n = len(cells)
+    memo = {}
+    opts = []
+    for k, p in enumerate(pieces):
+        if (p.cells, p.turns) not in memo:
+            memo[(p.cells, p.turns)] = [sorted(o) for o in p.orientations()]
+        for o in memo[(p.cells, p.turns)]:
+            for (x0, y0) in cells:
+                idx = []
+                for dx, dy in o:
+                    i = index.get((x0 + dx, y0 + dy))
+                    if i is None:
+                        break
+                    idx.append(i)
+                else:
+                    opts.append(idx + [n + k])
+    return opts, list(range(n + len(pieces)))
+
+
 # -- sections -----------------------------------------------------------------------------------------------------
 def strips(cpu, timeout):
     print("\n== strips: exact tiling counts (unlimited pieces) ==")
@@ -129,22 +156,53 @@ def bands(cpu, timeout, sizes):
         print(line, flush=True)
 
 
-def cuts(cpu, timeout, sizes):
-    print("\n== cuts: random cuts into 4..6-cell pieces, solved back (each piece once) ==")
-    from puzzlebatch.runners import polyomino as RP
+def cuts(cpu, timeout, sizes, reps=3, max_options=3_000_000):
+    print(f"\n== cuts: random cuts into 4..6-cell pieces solved back (each piece once); median of {reps} cuts ==")
+    from puzzlebatch.runners import polyomino_cutsolve as CS
 
-    RP.warm_up(cpu)
+    warm = K.random_cut(P.parse_board("8x8").playable, 4, 6, seed=0)  # compile outside the timing
+    CS.solve_pieces(P.parse_board("8x8"), warm.piece_objects(), cpu)
+    print(f"{'board':>8} {'pieces':>6} {'ours s (median)':>16} {'xcover s (median)':>18} {'ratio':>7}  per cut")
     for n in sizes:
         board = P.parse_board(f"{n}x{n}")
-        cut = K.random_cut(board.playable, 4, 6, seed=n)
-        pieces = cut.piece_objects()
+        ours, theirs, lines = [], [], []
+        for rep in range(reps):
+            cut = K.random_cut(board.playable, 4, 6, seed=1000 * n + rep)
+            pieces = cut.piece_objects()
+            r = CS.solve_pieces(board, pieces, cpu, seed=rep, time_limit=600)
+            assert r.solved and r.validated
+            ours.append(r.seconds)
+            n_opts = len(pieces) * 8 * n * n  # about how many options xcover's matrix would hold
+            if n_opts <= max_options:
+                got, t_x = xcover(*cut_options(board, pieces), first=True, timeout=timeout)
+                theirs.append(t_x if got else float("inf"))
+                lines.append(f"{r.seconds:.3f}/{'%.2f' % t_x if got else '>%d' % timeout}")
+            else:
+                lines.append(f"{r.seconds:.3f}/-")
+        mo = statistics.median(ours)
+        if theirs:
+            mx = statistics.median(theirs)
+            ratio = f"{mx / mo:.1f}x" if mx != float("inf") else "inf"
+            xs = f"{mx:.3f}" if mx != float("inf") else f">{timeout:.0f}"
+        else:
+            ratio, xs = "-", f"not run (~{len(pieces) * 8 * n * n / 1e6:.0f} M options)"
+        print(f"{n}x{n:<5} {len(pieces):>6} {mo:>16.3f} {xs:>18} {ratio:>7}  {' '.join(lines)}", flush=True)
+
+
+def big_cuts(cpu, specs):
+    print("\n== big cuts: one cut each (4..6 cells), solved back, validated ==")
+    from puzzlebatch.runners import polyomino_cutsolve as CS
+
+    for spec in specs:
+        board = P.parse_board(spec)
         t0 = time.perf_counter()
-        r = L.solve_cut(board, pieces, cpu)
-        t_ours = time.perf_counter() - t0
-        got, t_x = xcover(*packing_options(board, pieces, True), first=True, timeout=timeout)
-        print(f"{n}x{n} ({len(pieces)} pieces, {r.classes} shape classes): puzzlebatch {t_ours:.2f} s "
-              f"({'solved' if r.solved else 'no solution'}, {r.nodes} nodes); xcover "
-              f"{'%.2f s' % t_x if got else 'none in %d s' % timeout}", flush=True)
+        cut = K.random_cut(board.playable, 4, 6, seed=board.size[0])
+        t_cut = time.perf_counter() - t0
+        pieces = cut.piece_objects()
+        r = CS.solve_pieces(board, pieces, cpu, time_limit=600)
+        print(f"{spec}: {len(pieces)} pieces, {r.classes} classes; cut {t_cut:.1f} s; solved back "
+              f"{'and validated ' if r.validated else 'NOT '}in {r.seconds:.2f} s ({r.nodes} nodes, "
+              f"{r.rounds} restart rounds)", flush=True)
 
 
 def main(argv=None):
@@ -152,7 +210,9 @@ def main(argv=None):
     ap.add_argument("--sections", nargs="+", default=["strips", "bands", "cuts"])
     ap.add_argument("--timeout", type=float, default=60)
     ap.add_argument("--band-sizes", type=int, nargs="+", default=[20, 40, 60, 100, 200, 400])
-    ap.add_argument("--cut-sizes", type=int, nargs="+", default=[8, 12, 16])
+    ap.add_argument("--cut-sizes", type=int, nargs="+", default=[16, 24, 32, 48, 64])
+    ap.add_argument("--cut-reps", type=int, default=3, help="cuts per size (median)")
+    ap.add_argument("--big-cuts", nargs="+", default=["55x121", "100x100", "200x200"])
     args = ap.parse_args(argv)
     cpu = select_backend("cpu")
     print(f"machine: {cpu.device}")
@@ -161,7 +221,9 @@ def main(argv=None):
     if "bands" in args.sections:
         bands(cpu, args.timeout, args.band_sizes)
     if "cuts" in args.sections:
-        cuts(cpu, args.timeout, args.cut_sizes)
+        cuts(cpu, args.timeout, args.cut_sizes, args.cut_reps)
+    if "bigcuts" in args.sections:
+        big_cuts(cpu, args.big_cuts)
 
 
 if __name__ == "__main__":

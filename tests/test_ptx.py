@@ -22,6 +22,7 @@ SCRIPT = textwrap.dedent("""
     from puzzlebatch.puzzles.snake import rules as snake_rules
     from puzzlebatch.puzzles.polyomino import rules as polyomino_rules
     from puzzlebatch.puzzles.cubes import rules as cubes_rules
+    from puzzlebatch.puzzles.polyomino import cutsearch_rules
     from puzzlebatch.gpu_kernels.search import drivers
 
     import numba.cuda.dispatcher as dispatcher
@@ -32,7 +33,7 @@ SCRIPT = textwrap.dedent("""
         # Device functions called from the one being compiled ask the current device for its compute capability;
         # without a GPU, answer with the target's.
         dispatcher.get_current_device = lambda cc=cc: type("Target", (), {"compute_capability": cc})()
-        for module in [snake_rules, polyomino_rules, cubes_rules]:
+        for module in [snake_rules, polyomino_rules, cubes_rules, cutsearch_rules]:
             twins = compile_rules(module, "cuda")
             for name, twin in vars(twins).items():
                 params = inspect.signature(twin.py_func).parameters
@@ -111,5 +112,8 @@ def test_rules_and_kernels_compile_to_ptx(cc):
     assert f"puzzlebatch.puzzles.polyomino.strip_rules.gather_float@{tag}" in done
     for kernel in ("init_kernel", "commands_kernel", "policy_kernel", "placements_kernel", "lockable_kernel"):
         assert f"puzzlebatch.gpu_kernels.hextris.{kernel}@{tag}" in done
+    for rule in ("apply", "undo", "next_choice", "branch_cell", "set_rotation", "region_ok"):
+        assert f"puzzlebatch.puzzles.polyomino.cutsearch_rules.{rule}@{tag}" in done
+    assert f"puzzlebatch.puzzles.polyomino.cutsearch_rules.dfs_kernel@{tag}" in done
     for name in ("bfs_expand_kernel", "pdb_expand_kernel", "ida_kernel"):
         assert f"puzzlebatch.gpu_kernels.sliding.{name}@{tag}" in done

@@ -244,7 +244,11 @@ def validate_tiling(pieces: Sequence[S.Piece], w: int, h: int, placements, mask:
     """Check a tiling from scratch: every board cell covered exactly once, nothing outside the board, every piece
     a true copy of its shape under its allowed turns, copies within the limits.  Raises AssertionError."""
     grid = np.zeros((h, w), np.int64) if mask is None else np.where(mask, 0, -1)
-    shapes = [set(p.orientations()) for p in pieces]
+    memo: dict = {}  # pieces of the same cells and turns share their orientation set
+    for p in pieces:
+        if (p.cells, p.turns) not in memo:
+            memo[(p.cells, p.turns)] = set(p.orientations())
+    shapes = [memo[(p.cells, p.turns)] for p in pieces]
     used = np.zeros(len(pieces), np.int64)
     for k, cells in placements:
         cells = [tuple(int(v) for v in c) for c in cells]
@@ -263,10 +267,14 @@ def shape_classes(pieces: Sequence[S.Piece]) -> tuple[list[S.Piece], list[list[i
     """Merge pieces of the same shape (under their turns) into one class piece with a count; returns the class
     pieces and, per class, the indices of its member pieces (so solutions name real pieces)."""
     by_key: dict[tuple, list[int]] = {}
+    canon: dict = {}  # S.canonical of each distinct (cells, turns), computed once
     for i, p in enumerate(pieces):
         if p.count != 1:
             raise PuzzleInputError(f"--pieces: {p.name} has count={p.count}; random-cut solving takes single pieces")
-        by_key.setdefault((p.turns, S.canonical(p.cells, p.turns)), []).append(i)
+        key = (p.cells, p.turns)
+        if key not in canon:
+            canon[key] = S.canonical(p.cells, p.turns)
+        by_key.setdefault((p.turns, canon[key]), []).append(i)
     classes, members = [], []
     width = max(2, len(str(len(by_key))))
     for n, ((turns, _), idx) in enumerate(by_key.items()):

@@ -215,7 +215,7 @@ def run_generate(args) -> int:
         print(f"{len(pieces)} pieces of {a}-{b} cells cut from {args.random_cut} (seed {args.seed}): {out}; "
               f"the cut itself: {cut_path}")
         print(f"solve it back: puzzlebatch polyomino solve --board {args.random_cut} --pieces {out} "
-              "--method classes")
+              "--method cut")
     return 0
 
 
@@ -233,13 +233,15 @@ def extend(verbs) -> None:
     count.set_defaults(func=lambda a: run_count_transfer(a) if a.method == "transfer" else base_count(a))
 
     solve = verbs.choices["solve"]
-    solve.add_argument("--method", choices=["auto", "search", "band", "classes"], default="auto",
+    solve.add_argument("--method", choices=["auto", "search", "band", "classes", "cut"], default="auto",
                        help="band: one tiling of a WxH rectangle with --unlimited pieces, band by band (time and "
                             f"memory linear in the area); auto: band for such rectangles over {BAND_AUTO_CELLS} "
                             "cells, else search; classes: each piece once, identical shapes searched as one "
-                            "class with a count (random-cut puzzles)")
+                            "class with a count (random-cut puzzles); cut: scan-order search with local randomised "
+                            "restarts for cut puzzles (auto picks it for 30+ pieces, each once, covering the board)")
+    solve.add_argument("--time-limit", type=float, help="cut: give up after this many seconds (no proof)")
     solve.add_argument("--band-heights", help="band: comma-separated band heights to try (default 3,4,5)")
-    solve.add_argument("--seed", type=int, default=0, help="band: random seed of the tiling")
+    solve.add_argument("--seed", type=int, default=0, help="band, cut: random seed")
     solve.add_argument("--text", metavar="FILE", help="band: write the tiling as letters to FILE")
     base_solve = solve.get_default("func")
 
@@ -249,6 +251,10 @@ def extend(verbs) -> None:
                                       and wh[0] * wh[1] > BAND_AUTO_CELLS)
         if a.method == "classes":
             return run_solve_classes(a)
+        from puzzlebatch.runners import polyomino_cutsolve_cli as CC
+
+        if a.method == "cut" or (a.method == "auto" and not band and CC.wants_cut(a)):
+            return CC.run_solve_cut(a)
         return run_solve_band(a) if band else base_solve(a)
 
     solve.set_defaults(func=solve_dispatch)
