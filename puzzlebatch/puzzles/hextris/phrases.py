@@ -138,13 +138,16 @@ def _try_path(unit: _Unit, p, visited: set, cmds: list[int]):
     return p, visited
 
 
-def weave(tab: list, seed: int, placements, phrases: list[str], max_tries: int = 64,
-          deadline: float | None = None) -> str:
+def weave(tab: list, seed: int, placements, phrases: list[str], max_tries: int = 100000,
+          deadline: float | None = None, repeat_order: str = "density", lookahead: bool = True) -> str:
     """A command string locking the game's units at ``placements`` (``(pivot x, pivot y, rot)`` each, as
     :meth:`Playouts.lockable` lists them) and spelling phrases of power wherever the board allows.
 
     ``tab`` is the problem's table as a list (``encode.problem_tables(p).tolist()``).  ``max_tries`` bounds the
-    phrase attempts per unit (time); past ``deadline`` (``time.perf_counter()``) no more phrases are tried (the
+    phrase attempts per unit (time).  Phrases not yet spelled come first (longest first: each is worth
+    ``2 * len + 300``); repeats are ordered by ``repeat_order``: ``"density"`` (most characters per downward move
+    first: rows are what a path runs out of) or ``"length"`` (longest first).  With ``lookahead``, where no phrase fits
+    a sideways or turning move after which one does is preferred to a step along the shortest path; past ``deadline`` (``time.perf_counter()``) no more phrases are tried (the
     remaining units take shortest paths).  Raises ``ValueError`` if a placement is not reachable (a player bug).
     """
     cands = []
@@ -167,8 +170,12 @@ def weave(tab: list, seed: int, placements, phrases: list[str], max_tries: int =
     rules.init_game(state, board, vis, tab, seed)
     out: list[str] = []
 
-    def gain(c):  # best gain first: unused phrases (+300), then the longest
-        return -(2 * len(c[1]) + (300 if c[0] not in used else 0))
+    def gain(c):  # best gain first: unused phrases (+300, longest first), then repeats by density or length
+        if c[0] not in used:
+            return (0, -len(c[1]))
+        if repeat_order == "density":
+            return (1, -len(c[1]) / max(1, sum(1 for m in c[1] if m in DOWN)), -len(c[1]))
+        return (1, -len(c[1]))
 
     order = sorted(cands, key=gain)
 
@@ -211,6 +218,30 @@ def weave(tab: list, seed: int, placements, phrases: list[str], max_tries: int =
                         break
             if took:
                 continue
+            if lookahead and tries < max_tries:
+                # no phrase fits here: a sideways or turning move (no row spent) after which one fits, if any
+                step = None
+                for cmd in range(6):
+                    if cmd in DOWN:
+                        continue
+                    q = unit.move(p, cmd)
+                    if q in visited or q not in dist or not unit.fits(q):
+                        continue
+                    nv = visited | {q}
+                    if not _reachable(unit, q, nv, target, dist):
+                        continue
+                    for ph, cmds in order:
+                        tries += 1
+                        got = _try_path(unit, q, nv, cmds)
+                        if got is not None and _reachable(unit, got[0], got[1], target, dist):
+                            step = (cmd, q, nv)
+                            break
+                    if step is not None:
+                        break
+                if step is not None:
+                    emit(CANONICAL_CHAR[step[0]], [step[0]])
+                    p, visited = step[1], step[2]
+                    continue
             moves = []
             for cmd in range(6):
                 q = unit.move(p, cmd)
