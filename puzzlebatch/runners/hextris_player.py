@@ -131,16 +131,29 @@ class BeamPlayer:
     weights: np.ndarray = field(default_factory=lambda: DEFAULT_WEIGHTS.copy())
     beam: int = 4
     keep: int = 8
+    max_beam: int = 64
     units_played: int = 0
+    #: the beam width used at each unit of the last :meth:`plan` (adapted to its ``budget``)
+    beams_used: list = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.sim = Playouts([self.problem], self.backend)
 
-    def plan(self, seeds, soft_deadline: float | None = None, hard_deadline: float | None = None) \
-            -> list[GamePlan]:
+    def plan(self, seeds, soft_deadline: float | None = None, hard_deadline: float | None = None,
+             budget: float | None = None) -> list[GamePlan]:
         """Play every seed; after ``soft_deadline`` (``time.perf_counter()``) the search narrows to beam 1,
-        keep 1; at ``hard_deadline`` it stops and each game keeps its best state so far (a legal partial game)."""
+        keep 1; at ``hard_deadline`` it stops and each game keeps its best state so far (a legal partial game).
+
+        With ``budget`` (seconds), the beam width adapts after every unit so that the whole sequence
+        (``source_length`` units) would take about ``budget``: the seconds per unit and per beam state measured so
+        far give the widest beam (between 1 and ``max_beam``, at most doubling or halving per unit) that the time
+        left allows for the units left.  Without it the beam is ``beam`` throughout."""
         seeds = [int(s) for s in seeds]
+        self.beams_used = []
+        t_start = time.perf_counter()
+        width = self.beam
+        rate = None  # seconds per unit per beam state (moving average)
+        step = 0
         n = len(seeds)
         cur = self.sim.new_games(seeds)
         owner = np.arange(n)
@@ -157,7 +170,9 @@ class BeamPlayer:
             if hard_deadline is not None and now > hard_deadline:
                 break
             narrow = soft_deadline is not None and now > soft_deadline
-            beam, keep = (1, 1) if narrow else (self.beam, self.keep)
+            beam, keep = (1, 1) if narrow else (width, self.keep)
+            self.beams_used.append(beam)
+            t_step = now
             lock = self.sim.lockable(cur)
             idx, tg = [], []
             for i, (pl, f) in enumerate(lock):
@@ -212,6 +227,14 @@ class BeamPlayer:
             cur = ch.take(chosen)
             owner = ch_owner[chosen]
             node = ids[chosen]
+            step += 1
+            if budget is not None:
+                now = time.perf_counter()
+                r = (now - t_step) / max(1, beam)
+                rate = r if rate is None else 0.7 * rate + 0.3 * r
+                left = max(1, self.problem.source_length - step)
+                allowed = (budget - (now - t_start)) / left / max(rate, 1e-9)
+                width = int(min(self.max_beam, 2 * width, max(1, width // 2, allowed)))
         all_parents = np.concatenate(parents) if parents else np.zeros(0, np.int64)
         all_places = np.concatenate(places) if places else np.zeros((0, 3), np.int64)
         from puzzlebatch.puzzles.hextris.model import END_NAMES
@@ -302,13 +325,17 @@ def _warm_up(problem: Problem, backend: Backend) -> None:
 def play_problems(problems: list[Problem], backend: Backend, *, seeds: dict[int, list[int]] | None = None,
                   weights=None, beam: int = 4, keep: int = 8, phrases: list[str] | None = None,
                   seconds: float | None = None, tag: str = "puzzlebatch-beam", weave_phrases: bool = True,
-                  on_problem=None) -> list[Solved]:
+                  on_problem=None, adaptive: bool = True, max_beam: int = 64, plan_share: float = 0.6,
+                  timings: list | None = None) -> list[Solved]:
     """Plan and spell every seed of every problem (``seeds[problem.id]`` overrides the seeds played).
 
     With ``seconds``, the kernels are compiled first, then each problem gets a share of the time left proportional
-    to its units × seeds × width: past 60 % of its share the search narrows to greedy (beam 1, keep 1); past 85 % of the
-    whole budget the planning stops (the games keep their best state: legal partial games) and the phrase weaving
-    tries no more phrases past the problem's share.
+    to its units × seeds × width.  With ``adaptive`` (the default) the planning gets ``plan_share`` of the share as
+    its budget and the beam width adapts to it (:meth:`BeamPlayer.plan`, from ``beam`` up to ``max_beam``); past
+    80 % of its share the search narrows to greedy (beam 1, keep 1); past 85 % of the whole time the planning
+    stops (the games keep their best state: legal partial games) and the phrase weaving tries no more phrases past
+    the problem's share.  Without ``seconds`` the beam is ``beam`` throughout.  ``timings`` (a list) receives
+    one dict per problem: planning and spelling seconds, budget, mean and largest beam.
     """
     from puzzlebatch.puzzles.hextris.model import load_phrases
 
@@ -324,19 +351,26 @@ def play_problems(problems: list[Problem], backend: Backend, *, seeds: dict[int,
     out: list[Solved] = []
     for i, (p, s) in enumerate(zip(problems, seed_lists)):
         start = time.perf_counter()
-        soft = hard = mine = None
+        soft = hard = mine = budget = None
         if seconds is not None:
             hard = t0 + 0.85 * seconds
             mine = start + max(0.0, hard - start) * work[i] / max(work[i:].sum(), 1.0)  # this problem's share
-            soft = start + 0.6 * (mine - start)  # the rest of the share for the weaving
+            soft = start + 0.8 * (mine - start)  # past it: greedy; the rest of the share for the weaving
+            budget = plan_share * (mine - start) if adaptive else None
         if weights.ndim == 2:  # a portfolio: every seed once per weight row, in one batch
-            player = BeamPlayer(p, backend, np.repeat(weights, len(s), axis=0), beam, keep)
-            plans = player.plan(list(s) * len(weights), soft, hard)
+            player = BeamPlayer(p, backend, np.repeat(weights, len(s), axis=0), beam, keep, max_beam)
+            plans = player.plan(list(s) * len(weights), soft, hard, budget)
         else:
-            player = BeamPlayer(p, backend, weights, beam, keep)
-            plans = player.plan(s, soft, hard)
+            player = BeamPlayer(p, backend, weights, beam, keep, max_beam)
+            plans = player.plan(s, soft, hard, budget)
+        t_plan = time.perf_counter()
         solved = spell(plans, backend, phrases, tag=tag, weave_phrases=weave_phrases, deadline=mine)
         out.extend(solved)
+        if timings is not None:
+            used = player.beams_used
+            timings.append({"problem": p.id, "plan_s": t_plan - start, "spell_s": time.perf_counter() - t_plan,
+                            "budget_s": budget, "mean_beam": float(np.mean(used)) if used else 0.0,
+                            "max_beam": int(max(used)) if used else 0})
         if on_problem is not None:
             on_problem(p, solved)
     return out
