@@ -56,7 +56,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--beam", type=int, default=4, help="starting beam (the fixed beam with --seconds 0)")
     ap.add_argument("--keep", type=int, default=8)
-    ap.add_argument("--max-beam", type=int, default=64)
+    ap.add_argument("--max-beam", type=int, default=256)
     ap.add_argument("--seconds", type=float, default=3000.0,
                     help="time for the whole run: shared among the problems by units x seeds x width, the beam "
                          "adapts to it (default 3000; 0: no limit, fixed beam)")

@@ -131,7 +131,7 @@ class BeamPlayer:
     weights: np.ndarray = field(default_factory=lambda: DEFAULT_WEIGHTS.copy())
     beam: int = 4
     keep: int = 8
-    max_beam: int = 64
+    max_beam: int = 256
     units_played: int = 0
     #: the beam width used at each unit of the last :meth:`plan` (adapted to its ``budget``)
     beams_used: list = field(default_factory=list)
@@ -160,7 +160,6 @@ class BeamPlayer:
         node = np.full(n, -1, np.int64)
         parents: list[np.ndarray] = []  # per depth: parent node ids (global numbering)
         places: list[np.ndarray] = []
-        base = [0]
         best_node = np.full(n, -1, np.int64)
         best_score = cur.move_scores.copy()
         best_end = cur.ends.copy()
@@ -188,37 +187,45 @@ class BeamPlayer:
             ch = cur.take(idx)
             self.sim.run_placements(ch, tg[:, None, :], record=False)
             self.units_played += len(ch)
-            parents.append(node[idx])
-            places.append(tg)
-            ids = total + np.arange(len(ch))
-            total += len(ch)
-            base.append(total)
             ch_owner = owner[idx]
             scores = ch.move_scores
             ended = ch.ends != rules.END_IN_PROGRESS
+            improved = {}  # owner -> (child, end): finished children better than the game's best so far
             for j in np.nonzero(ended)[0]:
-                o = ch_owner[j]
-                if best_node[o] < 0 or scores[j] > best_score[o]:
-                    best_node[o], best_score[o], best_end[o] = ids[j], scores[j], ch.ends[j]
-            live = np.nonzero(~ended)[0]
-            if len(live) == 0:
-                break
-            w = np.asarray(self.weights)
-            values = state_values(scores[live], board_features(ch.boards[live], self.problem),
-                                  w[ch_owner[live]] if w.ndim == 2 else w)
-            order = live[np.lexsort((-values, ch_owner[live]))]
-            chosen, seen, count = [], set(), {}
-            for j in order:
                 o = int(ch_owner[j])
-                if count.get(o, 0) >= beam:
-                    continue
-                key = (o, ch.boards[j].tobytes(), int(scores[j]))
-                if key in seen:
-                    continue
-                seen.add(key)
-                count[o] = count.get(o, 0) + 1
-                chosen.append(j)
+                if (best_node[o] < 0 or scores[j] > best_score[o]) and \
+                        (o not in improved or scores[j] > scores[improved[o][0]]):
+                    improved[o] = (j, ch.ends[j])
+            live = np.nonzero(~ended)[0]
+            chosen = []
+            if len(live):
+                w = np.asarray(self.weights)
+                values = state_values(scores[live], board_features(ch.boards[live], self.problem),
+                                      w[ch_owner[live]] if w.ndim == 2 else w)
+                order = live[np.lexsort((-values, ch_owner[live]))]
+                seen, count = set(), {}
+                for j in order:
+                    o = int(ch_owner[j])
+                    if count.get(o, 0) >= beam:
+                        continue
+                    key = (o, ch.boards[j].tobytes(), int(scores[j]))
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                    count[o] = count.get(o, 0) + 1
+                    chosen.append(j)
             chosen = np.array(chosen, np.int64)
+            # only the children kept (the beam, and finished games' new bests) enter the tree: memory
+            rec = np.union1d(chosen, np.array([v[0] for v in improved.values()], np.int64)).astype(np.int64)
+            ids = np.full(len(ch), -1, np.int64)
+            ids[rec] = total + np.arange(len(rec))
+            total += len(rec)
+            parents.append(node[idx[rec]])
+            places.append(tg[rec])
+            for o, (j, end) in improved.items():
+                best_node[o], best_score[o], best_end[o] = ids[j], scores[j], end
+            if len(chosen) == 0:
+                break
             # a live state better than any finished one so far also counts (stop at the hard deadline)
             for j in chosen:
                 o = ch_owner[j]
@@ -325,7 +332,7 @@ def _warm_up(problem: Problem, backend: Backend) -> None:
 def play_problems(problems: list[Problem], backend: Backend, *, seeds: dict[int, list[int]] | None = None,
                   weights=None, beam: int = 4, keep: int = 8, phrases: list[str] | None = None,
                   seconds: float | None = None, tag: str = "puzzlebatch-beam", weave_phrases: bool = True,
-                  on_problem=None, adaptive: bool = True, max_beam: int = 64, plan_share: float = 0.6,
+                  on_problem=None, adaptive: bool = True, max_beam: int = 256, plan_share: float = 0.6,
                   timings: list | None = None) -> list[Solved]:
     """Plan and spell every seed of every problem (``seeds[problem.id]`` overrides the seeds played).
 
