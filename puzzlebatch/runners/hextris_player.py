@@ -22,6 +22,7 @@ and both the woven string and the plain shortest-path string are scored by the e
 from __future__ import annotations
 
 import json
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -132,6 +133,9 @@ class BeamPlayer:
     beam: int = 4
     keep: int = 8
     max_beam: int = 256
+    #: at most this many games (beam states × candidates, all seeds) in one batch: bounds the memory
+    #: (:func:`games_for_memory`); the beam, then ``keep``, shrink to fit
+    max_games: int | None = None
     units_played: int = 0
     #: the beam width used at each unit of the last :meth:`plan` (adapted to its ``budget``)
     beams_used: list = field(default_factory=list)
@@ -170,6 +174,11 @@ class BeamPlayer:
                 break
             narrow = soft_deadline is not None and now > soft_deadline
             beam, keep = (1, 1) if narrow else (width, self.keep)
+            if self.max_games is not None:
+                games = len(np.unique(owner))
+                keep = max(1, min(keep, self.max_games // games))
+                beam = max(1, min(beam, self.max_games // (games * keep)))
+                width = min(width, max(beam, 1))
             self.beams_used.append(beam)
             t_step = now
             lock = self.sim.lockable(cur)
@@ -319,6 +328,19 @@ def spell(plans: list[GamePlan], backend: Backend, phrases: list[str], *, tag: s
     return out
 
 
+def state_bytes(problem: Problem, backend: Backend) -> int:
+    """Bytes one game copy of the beam search holds (its state, board, visited set and kernel work arrays, the
+    lockable list, and its share of the plan tree over the whole unit sequence)."""
+    ts = Playouts([problem], backend).tableset
+    return 8 * (2 * ts.work_len + ts.board_words + ts.vis_words + rules.STATE_LEN + rules.N_FEATURES) \
+        + 32 * problem.source_length
+
+
+def games_for_memory(problem: Problem, backend: Backend, megabytes: float) -> int:
+    """How many game copies fit in half of ``megabytes`` (the other half for Python, numba and the output)."""
+    return max(1, int(0.5 * megabytes * 2**20 // state_bytes(problem, backend)))
+
+
 def _warm_up(problem: Problem, backend: Backend) -> None:
     """Compile the kernels the player uses (numba compiles on first call) on one unit of one game."""
     sim = Playouts([problem], backend)
@@ -333,7 +355,7 @@ def play_problems(problems: list[Problem], backend: Backend, *, seeds: dict[int,
                   weights=None, beam: int = 4, keep: int = 8, phrases: list[str] | None = None,
                   seconds: float | None = None, tag: str = "puzzlebatch-beam", weave_phrases: bool = True,
                   on_problem=None, adaptive: bool = True, max_beam: int = 256, plan_share: float = 0.6,
-                  timings: list | None = None) -> list[Solved]:
+                  timings: list | None = None, megabytes: float | None = None) -> list[Solved]:
     """Plan and spell every seed of every problem (``seeds[problem.id]`` overrides the seeds played).
 
     With ``seconds``, the kernels are compiled first, then each problem gets a share of the time left proportional
@@ -342,7 +364,8 @@ def play_problems(problems: list[Problem], backend: Backend, *, seeds: dict[int,
     80 % of its share the search narrows to greedy (beam 1, keep 1); past 85 % of the whole time the planning
     stops (the games keep their best state: legal partial games) and the phrase weaving tries no more phrases past
     the problem's share.  Without ``seconds`` the beam is ``beam`` throughout.  ``timings`` (a list) receives
-    one dict per problem: planning and spelling seconds, budget, mean and largest beam.
+    one dict per problem: planning and spelling seconds, budget, mean and largest beam.  ``megabytes`` bounds the
+    games held at once (:func:`games_for_memory`; the beam and ``keep`` shrink to fit, down to one state per game).
     """
     from puzzlebatch.puzzles.hextris.model import load_phrases
 
@@ -364,11 +387,12 @@ def play_problems(problems: list[Problem], backend: Backend, *, seeds: dict[int,
             mine = start + max(0.0, hard - start) * work[i] / max(work[i:].sum(), 1.0)  # this problem's share
             soft = start + 0.8 * (mine - start)  # past it: greedy; the rest of the share for the weaving
             budget = plan_share * (mine - start) if adaptive else None
+        cap = None if megabytes is None else games_for_memory(p, backend, megabytes)
         if weights.ndim == 2:  # a portfolio: every seed once per weight row, in one batch
-            player = BeamPlayer(p, backend, np.repeat(weights, len(s), axis=0), beam, keep, max_beam)
+            player = BeamPlayer(p, backend, np.repeat(weights, len(s), axis=0), beam, keep, max_beam, cap)
             plans = player.plan(list(s) * len(weights), soft, hard, budget)
         else:
-            player = BeamPlayer(p, backend, weights, beam, keep, max_beam)
+            player = BeamPlayer(p, backend, weights, beam, keep, max_beam, cap)
             plans = player.plan(s, soft, hard, budget)
         t_plan = time.perf_counter()
         solved = spell(plans, backend, phrases, tag=tag, weave_phrases=weave_phrases, deadline=mine)
@@ -453,18 +477,38 @@ def run_play_beam(args, problems: list[Problem]) -> int:
     progress = bar("hextris play", unit="problem", total=len(problems))
     progress.update(len(problems) - len(todo))
 
-    def on_problem(p, solved):
-        done.extend({"entry": s.entry, "move_score": s.move_score, "power_score": s.power_score, "total": s.total,
-                     "end": s.end, "woven": s.woven} for s in solved)
-        if run is not None:
-            run.save_checkpoint({"problem_ids": np.array(sorted({d["entry"]["problemId"] for d in done}))},
-                                {"done": done})
-        progress.update(1)
+    import threading
 
-    try:
+    lock = threading.Lock()
+    stopped = [False]  # set at the time limit: the worker thread records nothing more
+
+    def on_problem(p, solved):
+        with lock:
+            if stopped[0]:
+                return
+            done.extend({"entry": s.entry, "move_score": s.move_score, "power_score": s.power_score,
+                         "total": s.total, "end": s.end, "woven": s.woven} for s in solved)
+            if run is not None:
+                run.save_checkpoint({"problem_ids": np.array(sorted({d["entry"]["problemId"] for d in done}))},
+                                    {"done": done})
+            progress.update(1)
+
+    def work():
         play_problems(todo, backend, seeds=seeds, weights=weights, beam=args.beam, keep=args.keep, phrases=phrases,
                       seconds=None if args.time is None else max(0.1, args.time - (time.perf_counter() - t0)),
                       tag=args.tag, weave_phrases=bool(phrases), on_problem=on_problem)
+
+    late = False
+    try:
+        if args.time is None:
+            work()
+        else:
+            # in a worker thread, so that the limit holds even during a long step (numba compiling on first use,
+            # one long weave): at the limit the problems finished so far are reported
+            worker = threading.Thread(target=work, daemon=True)
+            worker.start()
+            worker.join(max(0.0, t0 + 0.95 * args.time - 0.3 - time.perf_counter()))
+            late = worker.is_alive()
     except KeyboardInterrupt:
         progress.close()
         if run is not None:
@@ -472,15 +516,44 @@ def run_play_beam(args, problems: list[Problem]) -> int:
             store.close()
             print(f"puzzlebatch: interrupted; resume with --out {args.out} --resume", file=sys.stderr)
         return 130
+    with lock:
+        stopped[0] = True
     progress.close()
     seconds = time.perf_counter() - t0
+    if late:
+        print(f"puzzlebatch: time limit: {len({d['entry']['problemId'] for d in done})} of {len(todo)} problems "
+              "finished", file=sys.stderr)
+    code = _report(args, backend, weights, done, run, store, seconds, late)
+    if late and _own_process():
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)  # do not wait for the worker's current step (it holds no file: the store is closed)
+    return code
+
+
+def _own_process() -> bool:
+    """True when this process is the ``puzzlebatch`` command itself (``python -m puzzlebatch`` or the console
+    script), not a caller that imported it (a test): only then may a late worker thread be abandoned by exiting."""
+    import sys
+
+    main = sys.modules.get("__main__")
+    spec = getattr(main, "__spec__", None)
+    return (spec is not None and spec.name.split(".")[0] == "puzzlebatch") or \
+        os.path.basename(sys.argv[0] or "") == "puzzlebatch"
+
+
+def _report(args, backend, weights, done, run, store, seconds, late) -> int:
+    import sys
+
+    from puzzlebatch.cli import print_json
+
     if run is not None:
         run.append_items(problemId=np.array([d["entry"]["problemId"] for d in done], np.int64),
                          seed=np.array([d["entry"]["seed"] for d in done], np.int64),
                          total=np.array([d["total"] for d in done], np.int64),
                          solution=np.array([d["entry"]["solution"] for d in done], dtype=object))
         run.set_result({"games": len(done), "total": int(sum(d["total"] for d in done))})
-        run.finish("done", seconds=seconds)
+        run.finish("time_limit" if late else "done", seconds=seconds)
         store.close()
     if args.json:
         doc = {"backend": backend.name, "device": backend.device, "seconds": seconds, "player": "beam",
