@@ -210,3 +210,20 @@ def test_play_cli_time_limit_holds_during_compilation():
     doc = json.loads(proc.stdout)
     assert doc["backend"] == "cpu" and all(s["problemId"] == 24 for s in doc["solutions"])
     assert elapsed < 3.0 + 1.5  # slack for a loaded machine
+
+
+def test_phrases_running_on_past_a_lock_replay_exactly(cpu):
+    """``weave(across=True)``: a phrase may contain a unit's lock and go on with the next unit's moves (every lock
+    still at its planned place); on the low shelves board of problem 23 that spells more distinct phrases."""
+    problem = official_problem(23)
+    seed = problem.source_seeds[0]
+    sim = Playouts([problem], cpu)
+    places, g = _placements(sim, problem, seed, 40)
+    phrases = load_phrases()
+    tab = problem_tables(problem).tolist()
+    texts = {a: weave(tab, seed, places, phrases, across=a) for a in (True, False)}
+    for text in texts.values():
+        game = play(problem, seed, text)
+        assert not game.errored and game.units_locked == len(places) and game.move_score == int(g.move_scores[0])
+    distinct = {a: sum(1 for p in phrases if p.lower() in t) for a, t in texts.items()}
+    assert distinct[True] > distinct[False]

@@ -15,8 +15,9 @@ For every unit of every game (all seeds of a problem advance together, one batch
 
 A game ends when every beam state has ended; its best final state's placements are then spelled as commands by
 :func:`puzzlebatch.puzzles.hextris.phrases.weave` (phrases of power woven into the paths to the same locks),
-and both the woven string and the plain shortest-path string are scored by the exact batch scorer
-(:func:`score_solutions`): the better is kept and a solution scoring 0 is never returned.
+and the woven strings (phrases allowed to run on past a lock into the next unit, and not) and the plain
+shortest-path string are scored by the exact batch scorer (:func:`score_solutions`): the best is kept and a
+solution scoring 0 is never returned.
 """
 
 from __future__ import annotations
@@ -308,11 +309,12 @@ def spell(plans: list[GamePlan], backend: Backend, phrases: list[str], *, tag: s
     for i, p in enumerate(plans):
         entries.append({"problemId": p.problem.id, "seed": p.seed, "tag": tag, "solution": plain[i]})
         woven_flags.append(False)
-        if weave_phrases and phrases and (deadline is None or time.perf_counter() < deadline):
-            entries.append({"problemId": p.problem.id, "seed": p.seed, "tag": tag,
-                            "solution": weave(tabs[p.problem.id], p.seed, p.placements, phrases,
-                                              deadline=deadline)})
-            woven_flags.append(True)
+        for across in (True, False):  # phrases running on past locks or not: the exact scorer keeps the better
+            if weave_phrases and phrases and (deadline is None or time.perf_counter() < deadline):
+                entries.append({"problemId": p.problem.id, "seed": p.seed, "tag": tag,
+                                "solution": weave(tabs[p.problem.id], p.seed, p.placements, phrases,
+                                                  deadline=deadline, across=across)})
+                woven_flags.append(True)
     run = score_solutions(problems, entries, phrases, backend)
     best: dict[tuple[int, int], int] = {}
     for k, s in enumerate(run.scores):
