@@ -227,3 +227,9 @@ def test_phrases_running_on_past_a_lock_replay_exactly(cpu):
         assert not game.errored and game.units_locked == len(places) and game.move_score == int(g.move_scores[0])
     distinct = {a: sum(1 for p in phrases if p.lower() in t) for a, t in texts.items()}
     assert distinct[True] > distinct[False]
+    from puzzlebatch.puzzles.hextris.phrases import placements_of
+
+    back = placements_of(tab, seed, texts[True])  # read back (rotations may differ by the unit's symmetry)
+    assert [(x, y) for x, y, _ in back] == [(x, y) for x, y, _ in places]
+    again = play(problem, seed, weave(tab, seed, back, phrases))
+    assert again.units_locked == len(places) and again.filled == play(problem, seed, texts[True]).filled

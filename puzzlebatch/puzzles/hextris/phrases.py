@@ -350,3 +350,29 @@ def weave(tab: list, seed: int, placements, phrases: list[str], max_tries: int =
             raise ValueError(f"placement {(px, py, rot)}: the woven path did not lock there")  # pragma: no cover
         i += 1
     return "".join(out)
+
+
+def placements_of(tab: list, seed: int, solution: str) -> list[tuple[int, int, int]]:
+    """Where a solution locks each unit, as ``(pivot x, pivot y, rot)`` (the form :func:`weave` takes): replays
+    the commands through :func:`rules.step` (characters that are no command are skipped)."""
+    tab = [int(v) for v in tab]
+    nw = tab[rules.H_NW]
+    for base, n in ((tab[rules.H_ROWMASK], nw), (tab[rules.H_BOARD0], tab[rules.H_HEIGHT] * nw)):
+        for k in range(base, base + n):
+            tab[k] &= (1 << 64) - 1
+    state = [0] * rules.STATE_LEN
+    board = [0] * (tab[rules.H_HEIGHT] * nw)
+    vis = [0] * tab[rules.H_VISWORDS]
+    rules.init_game(state, board, vis, tab, seed)
+    out = []
+    for ch in solution.lower():
+        if state[rules.S_END] != rules.END_IN_PROGRESS:
+            break
+        cmd = CHAR_TO_COMMAND.get(ch)
+        if cmd is None:
+            continue
+        q, r, rot, locked = state[rules.S_PQ], state[rules.S_PR], state[rules.S_ROT], state[rules.S_LOCKED]
+        rules.step(state, board, vis, tab, cmd)
+        if state[rules.S_LOCKED] != locked:
+            out.append((q + (r >> 1), r, rot))
+    return out
