@@ -233,3 +233,14 @@ def test_phrases_running_on_past_a_lock_replay_exactly(cpu):
     assert [(x, y) for x, y, _ in back] == [(x, y) for x, y, _ in places]
     again = play(problem, seed, weave(tab, seed, back, phrases))
     assert again.units_locked == len(places) and again.filled == play(problem, seed, texts[True]).filled
+
+
+def test_top_cells_counts_the_spawn_zone(cpu):
+    from puzzlebatch.runners.hextris_player import top_cells
+
+    problem = official_problem(18)  # 30 columns, full cells from row 6 down
+    sim = Playouts([problem], cpu)
+    games = sim.new_games(problem.source_seeds[:1])
+    cells = games.board_cells(0, problem)
+    for rows in (0, 6, 8, 12, 30):
+        assert top_cells(games.boards, problem, rows).tolist() == [sum(1 for _, y in cells if y < rows)]

@@ -94,6 +94,15 @@ def board_features(boards: np.ndarray, problem: Problem) -> np.ndarray:
     return np.stack([holes, agg, bump, trans, maxh], axis=1).astype(np.int64)
 
 
+def top_cells(boards: np.ndarray, problem: Problem, rows: int) -> np.ndarray:
+    """Full cells in the top ``rows`` rows of each board (``GameBatch.boards``), int64 ``[n]``: the spawn zone,
+    where a full cell may block the next unit."""
+    nw = (problem.width + 63) // 64
+    rows = max(0, min(rows, problem.height))
+    words = np.ascontiguousarray(boards[:, : rows * nw])
+    return np.unpackbits(words.view(np.uint8), axis=1).sum(axis=1).astype(np.int64)
+
+
 def state_values(scores: np.ndarray, feats: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """The heuristic value of states: ``w[0] * score - w[1:] · features`` (``weights`` one row, or one per state)."""
     w = np.asarray(weights, dtype=np.float64)
@@ -137,12 +146,18 @@ class BeamPlayer:
     #: at most this many games (beam states × candidates, all seeds) in one batch: bounds the memory
     #: (:func:`games_for_memory`); the beam, then ``keep``, shrink to fit
     max_games: int | None = None
+    #: weight of the full cells in the spawn zone (the top rows, as many as the tallest unit plus one), taken off
+    #: a state's value: keeps the spawn free where the plain heuristic dies early (0: off)
+    danger: float = 0.0
     units_played: int = 0
     #: the beam width used at each unit of the last :meth:`plan` (adapted to its ``budget``)
     beams_used: list = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.sim = Playouts([self.problem], self.backend)
+
+    def _zone(self) -> int:
+        return 1 + max(max(y for _, y in u.members) - min(y for _, y in u.members) + 1 for u in self.problem.units)
 
     def plan(self, seeds, soft_deadline: float | None = None, hard_deadline: float | None = None,
              budget: float | None = None) -> list[GamePlan]:
@@ -212,6 +227,8 @@ class BeamPlayer:
                 w = np.asarray(self.weights)
                 values = state_values(scores[live], board_features(ch.boards[live], self.problem),
                                       w[ch_owner[live]] if w.ndim == 2 else w)
+                if self.danger:
+                    values = values - self.danger * top_cells(ch.boards[live], self.problem, self._zone())
                 order = live[np.lexsort((-values, ch_owner[live]))]
                 seen, count = set(), {}
                 for j in order:
