@@ -39,7 +39,7 @@ from puzzlebatch.runners.hextris import GREEDY_WEIGHTS, Playouts, score_solution
 
 #: the board heuristic's features; the value of a state is ``w[0] * score - sum(w[k] * feature[k])`` (k >= 1)
 FEATURE_NAMES = ("score", "holes", "height", "bumpiness", "row_transitions", "max_height")
-#: the default weights: the best single weight vector on the whole-qualifier bench (bench/RESULTS.md: rank sum 659
+#: the default weights: the best single weight vector on the whole-qualifier bench (bench/RESULTS.md, first session: rank sum 659
 #: against 737 for the GA's best genome ``TUNED_WEIGHTS`` and 773 for the hand-set ``HAND_WEIGHTS``)
 DEFAULT_WEIGHTS = np.array([10, 1, 0, 0, 1, 1], dtype=np.int64)
 #: the best genome of the recorded tuning run (``hextris tune --problems 0-23 --generations 6``)
