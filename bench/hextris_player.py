@@ -1,8 +1,8 @@
 """Bench of the hex Tetris player (issue 8): play the 25 qualifier problems (175 games), re-score every solution
 exactly, rank each problem's score on the published qualifying leaderboard, and keep the best solutions found.
 
-    PYTHONPATH=$PWD /work/venv/bin/python bench/hextris_player.py [--seconds 3000] [--beam 4] [--keep 8] [--weights FILE]
-        [--problems 0-24] [--backend cpu] [--save bench/hextris/best_solutions.json]
+    PYTHONPATH=$PWD /work/venv/bin/python bench/hextris_player.py [--seconds 3000] [--beam 4] [--keep 8]
+        [--weights FILE] [--problems 0-24] [--backend cpu] [--save bench/hextris/best_solutions.json]
 
 Prints the per-problem table (our score, rank among the teams, TaupeGoons' score, the best published score and
 its gap) with the rank sum, the overall place it would give, and the wall time.  ``--save`` merges the solutions

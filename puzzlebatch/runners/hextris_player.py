@@ -39,8 +39,9 @@ from puzzlebatch.runners.hextris import GREEDY_WEIGHTS, Playouts, score_solution
 
 #: the board heuristic's features; the value of a state is ``w[0] * score - sum(w[k] * feature[k])`` (k >= 1)
 FEATURE_NAMES = ("score", "holes", "height", "bumpiness", "row_transitions", "max_height")
-#: the default weights: the best single weight vector on the whole-qualifier bench (bench/RESULTS.md, first session: rank sum 659
-#: against 737 for the GA's best genome ``TUNED_WEIGHTS`` and 773 for the hand-set ``HAND_WEIGHTS``)
+#: the default weights: the best single weight vector on the whole-qualifier bench (bench/RESULTS.md, first
+#: session: rank sum 659 against 737 for the GA's best genome ``TUNED_WEIGHTS`` and 773 for the hand-set
+#: ``HAND_WEIGHTS``; second session: a GA with exact fitness did not beat it on held-out problems)
 DEFAULT_WEIGHTS = np.array([10, 1, 0, 0, 1, 1], dtype=np.int64)
 #: the best genome of the recorded tuning run (``hextris tune --problems 0-23 --generations 6``)
 TUNED_WEIGHTS = np.array([4, 9, 6, 0, 8, 8], dtype=np.int64)
@@ -443,7 +444,6 @@ def run_play_beam(args, problems: list[Problem]) -> int:
     stdout; ``--out`` stores each problem's solutions as it finishes and ``--resume`` skips those."""
     import sys
 
-    from puzzlebatch.cli import print_json
     from puzzlebatch.runners.backend import select_backend
     from puzzlebatch.runners.progress import bar
 

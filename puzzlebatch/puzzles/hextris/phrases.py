@@ -177,10 +177,12 @@ def weave(tab: list, seed: int, placements, phrases: list[str], max_tries: int =
     ``tab`` is the problem's table as a list (``encode.problem_tables(p).tolist()``).  ``max_tries`` bounds the
     phrase attempts per unit (time).  Phrases not yet spelled come first (longest first: each is worth
     ``2 * len + 300``); repeats are ordered by ``repeat_order``: ``"density"`` (most characters per downward move
-    first: rows are what a path runs out of) or ``"length"`` (longest first).  With ``lookahead``, where no phrase fits
-    a sideways or turning move after which one does is preferred to a step along the shortest path.  With ``across``, a phrase may also run on past a unit's
-    lock into the next unit's first moves (the lock is one of its characters): long phrases fit on low boards; past ``deadline`` (``time.perf_counter()``) no more phrases are tried (the
-    remaining units take shortest paths).  Raises ``ValueError`` if a placement is not reachable (a player bug).
+    first: rows are what a path runs out of) or ``"length"`` (longest first).  With ``lookahead``, where no phrase
+    fits, a sideways or turning move after which one does is preferred to a step along the shortest path.  With
+    ``across``, a phrase may also run on past a unit's lock into the next units' moves (the lock is one of its
+    characters, every lock on the way at its planned placement): long phrases fit on low boards.  Past
+    ``deadline`` (``time.perf_counter()``) no more phrases are tried (the remaining units take shortest paths).
+    Raises ``ValueError`` if a placement is not reachable (a player bug).
     """
     cands = []
     for ph in dict.fromkeys(p.lower() for p in phrases):
