@@ -1,8 +1,8 @@
 """Bench of the hex Tetris player (issue 8): play the 25 qualifier problems (175 games), re-score every solution
 exactly, rank each problem's score on the published qualifying leaderboard, and keep the best solutions found.
 
-    PYTHONPATH=$PWD /work/venv/bin/python bench/hextris_player.py [--beam 4] [--keep 8] [--weights FILE]
-        [--problems 0-24] [--backend cpu] [--save bench/hextris/best_solutions.json]
+    PYTHONPATH=$PWD /work/venv/bin/python bench/hextris_player.py [--seconds 3000] [--beam 4] [--keep 8]
+        [--weights FILE] [--problems 0-24] [--backend cpu] [--save bench/hextris/best_solutions.json]
 
 Prints the per-problem table (our score, rank among the teams, TaupeGoons' score, the best published score and
 its gap) with the rank sum, the overall place it would give, and the wall time.  ``--save`` merges the solutions
@@ -54,8 +54,12 @@ def table(problems, totals, label: str) -> int:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--beam", type=int, default=4)
+    ap.add_argument("--beam", type=int, default=4, help="starting beam (the fixed beam with --seconds 0)")
     ap.add_argument("--keep", type=int, default=8)
+    ap.add_argument("--max-beam", type=int, default=256)
+    ap.add_argument("--seconds", type=float, default=3000.0,
+                    help="time for the whole run: shared among the problems by units x seeds x width, the beam "
+                         "adapts to it (default 3000; 0: no limit, fixed beam)")
     ap.add_argument("--weights", help="JSON list of 6 weights (default: DEFAULT_WEIGHTS)")
     ap.add_argument("--problems", default="0-24")
     ap.add_argument("--backend", default="cpu")
@@ -71,11 +75,17 @@ def main() -> int:
         print(f"problem {p.id}: {len(solved)} games, total {sum(s.total for s in solved)} "
               f"(power {sum(s.power_score for s in solved)}), {time.perf_counter() - t0:.1f} s", flush=True)
 
+    timings: list = []
     solved = play_problems([problems[i] for i in ids], backend, weights=weights, beam=args.beam, keep=args.keep,
-                           on_problem=progress)
+                           on_problem=progress, seconds=args.seconds or None, max_beam=args.max_beam,
+                           timings=timings)
     seconds = time.perf_counter() - t0
-    print(f"\n{len(solved)} games in {seconds:.1f} s on {backend.name} (beam {args.beam}, keep {args.keep}, "
-          f"weights {np.asarray(weights).tolist()}); machine: 2-core CPU, shared")
+    for t in timings:
+        print(f"problem {t['problem']}: planning {t['plan_s']:.1f} s (budget {t['budget_s'] or 0:.1f} s, mean beam "
+              f"{t['mean_beam']:.1f}, max {t['max_beam']}), spelling {t['spell_s']:.1f} s")
+    print(f"\n{len(solved)} games in {seconds:.1f} s on {backend.name} (time {args.seconds:g} s, beam "
+          f"{args.beam}..{args.max_beam}, keep {args.keep}, weights {np.asarray(weights).tolist()}); "
+          "machine: 2-core CPU, shared")
     totals = {(s.entry["problemId"], s.entry["seed"]): s.total for s in solved}
     table(problems, totals, "this run")
     if args.save:

@@ -165,3 +165,82 @@ def test_portfolio_keeps_the_best_weights_per_game(cpu, tmp_path):
     f.write_text(json.dumps(rows))
     both = play_problems([problem], cpu, weights=load_weights(f), beam=2, keep=3)
     assert {s.entry["seed"]: s.total for s in both} == {k: max(d[k] for d in single) for k in single[0]}
+
+
+def test_max_games_bounds_every_batch(cpu):
+    from puzzlebatch.runners.hextris_player import games_for_memory
+
+    problem = official_problem(11)  # 5 seeds
+    player = BeamPlayer(problem, cpu, beam=8, keep=4, max_games=12)
+    sizes = []
+    run = player.sim.run_placements
+    player.sim.run_placements = lambda games, *a, **k: (sizes.append(len(games)), run(games, *a, **k))[1]
+    plans = player.plan(problem.source_seeds[:5])
+    assert sizes and max(sizes) <= 12 and all(p.move_score > 0 for p in plans)
+    assert 1 <= games_for_memory(problem, cpu, 50) < games_for_memory(problem, cpu, 500)
+
+
+def test_adaptive_beam_widens_within_the_budget(cpu):
+    import time
+
+    problem = official_problem(21)  # 20 units, one seed
+    player = BeamPlayer(problem, cpu, beam=2, keep=4, max_beam=16)
+    t0 = time.perf_counter()
+    plans = player.plan(problem.source_seeds, budget=5.0)
+    assert time.perf_counter() - t0 < 5.0 + 2.0
+    assert player.beams_used[0] == 2 and max(player.beams_used) == 16 and plans[0].move_score > 0
+
+
+def test_play_cli_time_limit_holds_during_compilation():
+    """``hextris play --time-limit``: the player runs in a worker thread; at the limit the finished problems are
+    printed (here none: numba compiling alone outlasts 3 s) and the process exits, start-up included."""
+    import os
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "puzzlebatch", "hextris", "play", "24", "--time-limit", "3",
+                           "--backend", "cpu", "--json"], capture_output=True, text=True, timeout=120, env=env)
+    elapsed = time.perf_counter() - t0
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["backend"] == "cpu" and all(s["problemId"] == 24 for s in doc["solutions"])
+    assert elapsed < 3.0 + 1.5  # slack for a loaded machine
+
+
+def test_phrases_running_on_past_a_lock_replay_exactly(cpu):
+    """``weave(across=True)``: a phrase may contain a unit's lock and go on with the next unit's moves (every lock
+    still at its planned place); on the low shelves board of problem 23 that spells more distinct phrases."""
+    problem = official_problem(23)
+    seed = problem.source_seeds[0]
+    sim = Playouts([problem], cpu)
+    places, g = _placements(sim, problem, seed, 40)
+    phrases = load_phrases()
+    tab = problem_tables(problem).tolist()
+    texts = {a: weave(tab, seed, places, phrases, across=a) for a in (True, False)}
+    for text in texts.values():
+        game = play(problem, seed, text)
+        assert not game.errored and game.units_locked == len(places) and game.move_score == int(g.move_scores[0])
+    distinct = {a: sum(1 for p in phrases if p.lower() in t) for a, t in texts.items()}
+    assert distinct[True] > distinct[False]
+    from puzzlebatch.puzzles.hextris.phrases import placements_of
+
+    back = placements_of(tab, seed, texts[True])  # read back (rotations may differ by the unit's symmetry)
+    assert [(x, y) for x, y, _ in back] == [(x, y) for x, y, _ in places]
+    again = play(problem, seed, weave(tab, seed, back, phrases))
+    assert again.units_locked == len(places) and again.filled == play(problem, seed, texts[True]).filled
+
+
+def test_top_cells_counts_the_spawn_zone(cpu):
+    from puzzlebatch.runners.hextris_player import top_cells
+
+    problem = official_problem(18)  # 30 columns, full cells from row 6 down
+    sim = Playouts([problem], cpu)
+    games = sim.new_games(problem.source_seeds[:1])
+    cells = games.board_cells(0, problem)
+    for rows in (0, 6, 8, 12, 30):
+        assert top_cells(games.boards, problem, rows).tolist() == [sum(1 for _, y in cells if y < rows)]

@@ -111,3 +111,15 @@ def test_rank_cli(tmp_path, capsys):
     code, text, _ = run_cli(capsys, "hextris", "rank", str(f), "--backend", "cpu", "--json")
     doc = json.loads(text)
     assert code == 0 and len(doc["problems"]) == 25 and doc["rank_sum"] == sum(r["rank"] for r in doc["problems"])
+
+
+def test_exact_fitness_is_the_exact_total_of_the_spelled_solutions(cpu):
+    from puzzlebatch.puzzles.hextris.model import load_phrases
+    from puzzlebatch.runners.hextris_player import spell
+
+    p = official_problem(21)
+    genomes = np.array([[4, 10, 1, 2, 3, 4], [0, 0, 0, 0, 0, 1]])
+    fit = evaluate(genomes, [(p, p.source_seeds[0])], cpu, beam=2, keep=3, fitness="exact")
+    one = [spell(BeamPlayer(p, cpu, g, 2, 3).plan(p.source_seeds[:1]), cpu, load_phrases())[0].total
+           for g in genomes]
+    assert fit.tolist() == one and min(one) > 0

@@ -15,13 +15,15 @@ For every unit of every game (all seeds of a problem advance together, one batch
 
 A game ends when every beam state has ended; its best final state's placements are then spelled as commands by
 :func:`puzzlebatch.puzzles.hextris.phrases.weave` (phrases of power woven into the paths to the same locks),
-and both the woven string and the plain shortest-path string are scored by the exact batch scorer
-(:func:`score_solutions`): the better is kept and a solution scoring 0 is never returned.
+and the woven strings (phrases allowed to run on past a lock into the next unit, and not) and the plain
+shortest-path string are scored by the exact batch scorer (:func:`score_solutions`): the best is kept and a
+solution scoring 0 is never returned.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,8 +39,9 @@ from puzzlebatch.runners.hextris import GREEDY_WEIGHTS, Playouts, score_solution
 
 #: the board heuristic's features; the value of a state is ``w[0] * score - sum(w[k] * feature[k])`` (k >= 1)
 FEATURE_NAMES = ("score", "holes", "height", "bumpiness", "row_transitions", "max_height")
-#: the default weights: the best single weight vector on the whole-qualifier bench (bench/RESULTS.md: rank sum 659
-#: against 737 for the GA's best genome ``TUNED_WEIGHTS`` and 773 for the hand-set ``HAND_WEIGHTS``)
+#: the default weights: the best single weight vector on the whole-qualifier bench (bench/RESULTS.md, first
+#: session: rank sum 659 against 737 for the GA's best genome ``TUNED_WEIGHTS`` and 773 for the hand-set
+#: ``HAND_WEIGHTS``; second session: a GA with exact fitness did not beat it on held-out problems)
 DEFAULT_WEIGHTS = np.array([10, 1, 0, 0, 1, 1], dtype=np.int64)
 #: the best genome of the recorded tuning run (``hextris tune --problems 0-23 --generations 6``)
 TUNED_WEIGHTS = np.array([4, 9, 6, 0, 8, 8], dtype=np.int64)
@@ -92,6 +95,15 @@ def board_features(boards: np.ndarray, problem: Problem) -> np.ndarray:
     return np.stack([holes, agg, bump, trans, maxh], axis=1).astype(np.int64)
 
 
+def top_cells(boards: np.ndarray, problem: Problem, rows: int) -> np.ndarray:
+    """Full cells in the top ``rows`` rows of each board (``GameBatch.boards``), int64 ``[n]``: the spawn zone,
+    where a full cell may block the next unit."""
+    nw = (problem.width + 63) // 64
+    rows = max(0, min(rows, problem.height))
+    words = np.ascontiguousarray(boards[:, : rows * nw])
+    return np.unpackbits(words.view(np.uint8), axis=1).sum(axis=1).astype(np.int64)
+
+
 def state_values(scores: np.ndarray, feats: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """The heuristic value of states: ``w[0] * score - w[1:] · features`` (``weights`` one row, or one per state)."""
     w = np.asarray(weights, dtype=np.float64)
@@ -131,23 +143,44 @@ class BeamPlayer:
     weights: np.ndarray = field(default_factory=lambda: DEFAULT_WEIGHTS.copy())
     beam: int = 4
     keep: int = 8
+    max_beam: int = 256
+    #: at most this many games (beam states × candidates, all seeds) in one batch: bounds the memory
+    #: (:func:`games_for_memory`); the beam, then ``keep``, shrink to fit
+    max_games: int | None = None
+    #: weight of the full cells in the spawn zone (the top rows, as many as the tallest unit plus one), taken off
+    #: a state's value: keeps the spawn free where the plain heuristic dies early (0: off)
+    danger: float = 0.0
     units_played: int = 0
+    #: the beam width used at each unit of the last :meth:`plan` (adapted to its ``budget``)
+    beams_used: list = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.sim = Playouts([self.problem], self.backend)
 
-    def plan(self, seeds, soft_deadline: float | None = None, hard_deadline: float | None = None) \
-            -> list[GamePlan]:
+    def _zone(self) -> int:
+        return 1 + max(max(y for _, y in u.members) - min(y for _, y in u.members) + 1 for u in self.problem.units)
+
+    def plan(self, seeds, soft_deadline: float | None = None, hard_deadline: float | None = None,
+             budget: float | None = None) -> list[GamePlan]:
         """Play every seed; after ``soft_deadline`` (``time.perf_counter()``) the search narrows to beam 1,
-        keep 1; at ``hard_deadline`` it stops and each game keeps its best state so far (a legal partial game)."""
+        keep 1; at ``hard_deadline`` it stops and each game keeps its best state so far (a legal partial game).
+
+        With ``budget`` (seconds), the beam width adapts after every unit so that the whole sequence
+        (``source_length`` units) would take about ``budget``: the seconds per unit and per beam state measured so
+        far give the widest beam (between 1 and ``max_beam``, at most doubling or halving per unit) that the time
+        left allows for the units left.  Without it the beam is ``beam`` throughout."""
         seeds = [int(s) for s in seeds]
+        self.beams_used = []
+        t_start = time.perf_counter()
+        width = self.beam
+        rate = None  # seconds per unit per beam state (moving average)
+        step = 0
         n = len(seeds)
         cur = self.sim.new_games(seeds)
         owner = np.arange(n)
         node = np.full(n, -1, np.int64)
         parents: list[np.ndarray] = []  # per depth: parent node ids (global numbering)
         places: list[np.ndarray] = []
-        base = [0]
         best_node = np.full(n, -1, np.int64)
         best_score = cur.move_scores.copy()
         best_end = cur.ends.copy()
@@ -157,7 +190,14 @@ class BeamPlayer:
             if hard_deadline is not None and now > hard_deadline:
                 break
             narrow = soft_deadline is not None and now > soft_deadline
-            beam, keep = (1, 1) if narrow else (self.beam, self.keep)
+            beam, keep = (1, 1) if narrow else (width, self.keep)
+            if self.max_games is not None:
+                games = len(np.unique(owner))
+                keep = max(1, min(keep, self.max_games // games))
+                beam = max(1, min(beam, self.max_games // (games * keep)))
+                width = min(width, max(beam, 1))
+            self.beams_used.append(beam)
+            t_step = now
             lock = self.sim.lockable(cur)
             idx, tg = [], []
             for i, (pl, f) in enumerate(lock):
@@ -173,37 +213,47 @@ class BeamPlayer:
             ch = cur.take(idx)
             self.sim.run_placements(ch, tg[:, None, :], record=False)
             self.units_played += len(ch)
-            parents.append(node[idx])
-            places.append(tg)
-            ids = total + np.arange(len(ch))
-            total += len(ch)
-            base.append(total)
             ch_owner = owner[idx]
             scores = ch.move_scores
             ended = ch.ends != rules.END_IN_PROGRESS
+            improved = {}  # owner -> (child, end): finished children better than the game's best so far
             for j in np.nonzero(ended)[0]:
-                o = ch_owner[j]
-                if best_node[o] < 0 or scores[j] > best_score[o]:
-                    best_node[o], best_score[o], best_end[o] = ids[j], scores[j], ch.ends[j]
-            live = np.nonzero(~ended)[0]
-            if len(live) == 0:
-                break
-            w = np.asarray(self.weights)
-            values = state_values(scores[live], board_features(ch.boards[live], self.problem),
-                                  w[ch_owner[live]] if w.ndim == 2 else w)
-            order = live[np.lexsort((-values, ch_owner[live]))]
-            chosen, seen, count = [], set(), {}
-            for j in order:
                 o = int(ch_owner[j])
-                if count.get(o, 0) >= beam:
-                    continue
-                key = (o, ch.boards[j].tobytes(), int(scores[j]))
-                if key in seen:
-                    continue
-                seen.add(key)
-                count[o] = count.get(o, 0) + 1
-                chosen.append(j)
+                if (best_node[o] < 0 or scores[j] > best_score[o]) and \
+                        (o not in improved or scores[j] > scores[improved[o][0]]):
+                    improved[o] = (j, ch.ends[j])
+            live = np.nonzero(~ended)[0]
+            chosen = []
+            if len(live):
+                w = np.asarray(self.weights)
+                values = state_values(scores[live], board_features(ch.boards[live], self.problem),
+                                      w[ch_owner[live]] if w.ndim == 2 else w)
+                if self.danger:
+                    values = values - self.danger * top_cells(ch.boards[live], self.problem, self._zone())
+                order = live[np.lexsort((-values, ch_owner[live]))]
+                seen, count = set(), {}
+                for j in order:
+                    o = int(ch_owner[j])
+                    if count.get(o, 0) >= beam:
+                        continue
+                    key = (o, ch.boards[j].tobytes(), int(scores[j]))
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                    count[o] = count.get(o, 0) + 1
+                    chosen.append(j)
             chosen = np.array(chosen, np.int64)
+            # only the children kept (the beam, and finished games' new bests) enter the tree: memory
+            rec = np.union1d(chosen, np.array([v[0] for v in improved.values()], np.int64)).astype(np.int64)
+            ids = np.full(len(ch), -1, np.int64)
+            ids[rec] = total + np.arange(len(rec))
+            total += len(rec)
+            parents.append(node[idx[rec]])
+            places.append(tg[rec])
+            for o, (j, end) in improved.items():
+                best_node[o], best_score[o], best_end[o] = ids[j], scores[j], end
+            if len(chosen) == 0:
+                break
             # a live state better than any finished one so far also counts (stop at the hard deadline)
             for j in chosen:
                 o = ch_owner[j]
@@ -212,6 +262,14 @@ class BeamPlayer:
             cur = ch.take(chosen)
             owner = ch_owner[chosen]
             node = ids[chosen]
+            step += 1
+            if budget is not None:
+                now = time.perf_counter()
+                r = (now - t_step) / max(1, beam)
+                rate = r if rate is None else 0.7 * rate + 0.3 * r
+                left = max(1, self.problem.source_length - step)
+                allowed = (budget - (now - t_start)) / left / max(rate, 1e-9)
+                width = int(min(self.max_beam, 2 * width, max(1, width // 2, allowed)))
         all_parents = np.concatenate(parents) if parents else np.zeros(0, np.int64)
         all_places = np.concatenate(places) if places else np.zeros((0, 3), np.int64)
         from puzzlebatch.puzzles.hextris.model import END_NAMES
@@ -269,11 +327,12 @@ def spell(plans: list[GamePlan], backend: Backend, phrases: list[str], *, tag: s
     for i, p in enumerate(plans):
         entries.append({"problemId": p.problem.id, "seed": p.seed, "tag": tag, "solution": plain[i]})
         woven_flags.append(False)
-        if weave_phrases and phrases and (deadline is None or time.perf_counter() < deadline):
-            entries.append({"problemId": p.problem.id, "seed": p.seed, "tag": tag,
-                            "solution": weave(tabs[p.problem.id], p.seed, p.placements, phrases,
-                                              deadline=deadline)})
-            woven_flags.append(True)
+        for across in (True, False):  # phrases running on past locks or not: the exact scorer keeps the better
+            if weave_phrases and phrases and (deadline is None or time.perf_counter() < deadline):
+                entries.append({"problemId": p.problem.id, "seed": p.seed, "tag": tag,
+                                "solution": weave(tabs[p.problem.id], p.seed, p.placements, phrases,
+                                                  deadline=deadline, across=across)})
+                woven_flags.append(True)
     run = score_solutions(problems, entries, phrases, backend)
     best: dict[tuple[int, int], int] = {}
     for k, s in enumerate(run.scores):
@@ -289,6 +348,19 @@ def spell(plans: list[GamePlan], backend: Backend, phrases: list[str], *, tag: s
     return out
 
 
+def state_bytes(problem: Problem, backend: Backend) -> int:
+    """Bytes one game copy of the beam search holds (its state, board, visited set and kernel work arrays, the
+    lockable list, and its share of the plan tree over the whole unit sequence)."""
+    ts = Playouts([problem], backend).tableset
+    return 8 * (2 * ts.work_len + ts.board_words + ts.vis_words + rules.STATE_LEN + rules.N_FEATURES) \
+        + 32 * problem.source_length
+
+
+def games_for_memory(problem: Problem, backend: Backend, megabytes: float) -> int:
+    """How many game copies fit in half of ``megabytes`` (the other half for Python, numba and the output)."""
+    return max(1, int(0.5 * megabytes * 2**20 // state_bytes(problem, backend)))
+
+
 def _warm_up(problem: Problem, backend: Backend) -> None:
     """Compile the kernels the player uses (numba compiles on first call) on one unit of one game."""
     sim = Playouts([problem], backend)
@@ -302,13 +374,18 @@ def _warm_up(problem: Problem, backend: Backend) -> None:
 def play_problems(problems: list[Problem], backend: Backend, *, seeds: dict[int, list[int]] | None = None,
                   weights=None, beam: int = 4, keep: int = 8, phrases: list[str] | None = None,
                   seconds: float | None = None, tag: str = "puzzlebatch-beam", weave_phrases: bool = True,
-                  on_problem=None) -> list[Solved]:
+                  on_problem=None, adaptive: bool = True, max_beam: int = 256, plan_share: float = 0.6,
+                  timings: list | None = None, megabytes: float | None = None) -> list[Solved]:
     """Plan and spell every seed of every problem (``seeds[problem.id]`` overrides the seeds played).
 
     With ``seconds``, the kernels are compiled first, then each problem gets a share of the time left proportional
-    to its units × seeds × width: past 60 % of its share the search narrows to greedy (beam 1, keep 1); past 85 % of the
-    whole budget the planning stops (the games keep their best state: legal partial games) and the phrase weaving
-    tries no more phrases past the problem's share.
+    to its units × seeds × width.  With ``adaptive`` (the default) the planning gets ``plan_share`` of the share as
+    its budget and the beam width adapts to it (:meth:`BeamPlayer.plan`, from ``beam`` up to ``max_beam``); past
+    80 % of its share the search narrows to greedy (beam 1, keep 1); past 85 % of the whole time the planning
+    stops (the games keep their best state: legal partial games) and the phrase weaving tries no more phrases past
+    the problem's share.  Without ``seconds`` the beam is ``beam`` throughout.  ``timings`` (a list) receives
+    one dict per problem: planning and spelling seconds, budget, mean and largest beam.  ``megabytes`` bounds the
+    games held at once (:func:`games_for_memory`; the beam and ``keep`` shrink to fit, down to one state per game).
     """
     from puzzlebatch.puzzles.hextris.model import load_phrases
 
@@ -324,19 +401,27 @@ def play_problems(problems: list[Problem], backend: Backend, *, seeds: dict[int,
     out: list[Solved] = []
     for i, (p, s) in enumerate(zip(problems, seed_lists)):
         start = time.perf_counter()
-        soft = hard = mine = None
+        soft = hard = mine = budget = None
         if seconds is not None:
             hard = t0 + 0.85 * seconds
             mine = start + max(0.0, hard - start) * work[i] / max(work[i:].sum(), 1.0)  # this problem's share
-            soft = start + 0.6 * (mine - start)  # the rest of the share for the weaving
+            soft = start + 0.8 * (mine - start)  # past it: greedy; the rest of the share for the weaving
+            budget = plan_share * (mine - start) if adaptive else None
+        cap = None if megabytes is None else games_for_memory(p, backend, megabytes)
         if weights.ndim == 2:  # a portfolio: every seed once per weight row, in one batch
-            player = BeamPlayer(p, backend, np.repeat(weights, len(s), axis=0), beam, keep)
-            plans = player.plan(list(s) * len(weights), soft, hard)
+            player = BeamPlayer(p, backend, np.repeat(weights, len(s), axis=0), beam, keep, max_beam, cap)
+            plans = player.plan(list(s) * len(weights), soft, hard, budget)
         else:
-            player = BeamPlayer(p, backend, weights, beam, keep)
-            plans = player.plan(s, soft, hard)
+            player = BeamPlayer(p, backend, weights, beam, keep, max_beam, cap)
+            plans = player.plan(s, soft, hard, budget)
+        t_plan = time.perf_counter()
         solved = spell(plans, backend, phrases, tag=tag, weave_phrases=weave_phrases, deadline=mine)
         out.extend(solved)
+        if timings is not None:
+            used = player.beams_used
+            timings.append({"problem": p.id, "plan_s": t_plan - start, "spell_s": time.perf_counter() - t_plan,
+                            "budget_s": budget, "mean_beam": float(np.mean(used)) if used else 0.0,
+                            "max_beam": int(max(used)) if used else 0})
         if on_problem is not None:
             on_problem(p, solved)
     return out
@@ -359,7 +444,6 @@ def run_play_beam(args, problems: list[Problem]) -> int:
     stdout; ``--out`` stores each problem's solutions as it finishes and ``--resume`` skips those."""
     import sys
 
-    from puzzlebatch.cli import print_json
     from puzzlebatch.runners.backend import select_backend
     from puzzlebatch.runners.progress import bar
 
@@ -412,13 +496,7 @@ def run_play_beam(args, problems: list[Problem]) -> int:
     progress = bar("hextris play", unit="problem", total=len(problems))
     progress.update(len(problems) - len(todo))
 
-    def on_problem(p, solved):
-        done.extend({"entry": s.entry, "move_score": s.move_score, "power_score": s.power_score, "total": s.total,
-                     "end": s.end, "woven": s.woven} for s in solved)
-        if run is not None:
-            run.save_checkpoint({"problem_ids": np.array(sorted({d["entry"]["problemId"] for d in done}))},
-                                {"done": done})
-        progress.update(1)
+    import threading
 
     play, pool = play_problems, None
     if getattr(args, "scheduler", None):  # one problem per Dask task (hextris_dist)
@@ -427,10 +505,36 @@ def run_play_beam(args, problems: list[Problem]) -> int:
 
         pool = open_pool(args.scheduler, args.backend, args.item_seconds)
         play = play_on_pool(pool, problem_specs(args.problems, problems))
-    try:
+    lock = threading.Lock()
+    stopped = [False]  # set at the time limit: the worker thread records nothing more
+
+    def on_problem(p, solved):
+        with lock:
+            if stopped[0]:
+                return
+            done.extend({"entry": s.entry, "move_score": s.move_score, "power_score": s.power_score,
+                         "total": s.total, "end": s.end, "woven": s.woven} for s in solved)
+            if run is not None:
+                run.save_checkpoint({"problem_ids": np.array(sorted({d["entry"]["problemId"] for d in done}))},
+                                    {"done": done})
+            progress.update(1)
+
+    def work():
         play(todo, backend, seeds=seeds, weights=weights, beam=args.beam, keep=args.keep, phrases=phrases,
-                      seconds=None if args.time is None else max(0.1, args.time - (time.perf_counter() - t0)),
-                      tag=args.tag, weave_phrases=bool(phrases), on_problem=on_problem)
+             seconds=None if args.time is None else max(0.1, args.time - (time.perf_counter() - t0)),
+             tag=args.tag, weave_phrases=bool(phrases), on_problem=on_problem)
+
+    late = False
+    try:
+        if args.time is None:
+            work()
+        else:
+            # in a worker thread, so that the limit holds even during a long step (numba compiling on first use,
+            # one long weave): at the limit the problems finished so far are reported
+            worker = threading.Thread(target=work, daemon=True)
+            worker.start()
+            worker.join(max(0.0, t0 + 0.95 * args.time - 0.3 - time.perf_counter()))
+            late = worker.is_alive()
     except KeyboardInterrupt:
         progress.close()
         if run is not None:
@@ -438,18 +542,47 @@ def run_play_beam(args, problems: list[Problem]) -> int:
             store.close()
             print(f"puzzlebatch: interrupted; resume with --out {args.out} --resume", file=sys.stderr)
         return 130
+    with lock:
+        stopped[0] = True
     progress.close()
     if pool is not None:
         pool.close()
         print("\n".join(pool.work.lines()), file=sys.stderr)
     seconds = time.perf_counter() - t0
+    if late:
+        print(f"puzzlebatch: time limit: {len({d['entry']['problemId'] for d in done})} of {len(todo)} problems "
+              "finished", file=sys.stderr)
+    code = _report(args, backend, weights, done, run, store, seconds, late)
+    if late and _own_process():
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)  # do not wait for the worker's current step (it holds no file: the store is closed)
+    return code
+
+
+def _own_process() -> bool:
+    """True when this process is the ``puzzlebatch`` command itself (``python -m puzzlebatch`` or the console
+    script), not a caller that imported it (a test): only then may a late worker thread be abandoned by exiting."""
+    import sys
+
+    main = sys.modules.get("__main__")
+    spec = getattr(main, "__spec__", None)
+    return (spec is not None and spec.name.split(".")[0] == "puzzlebatch") or \
+        os.path.basename(sys.argv[0] or "") == "puzzlebatch"
+
+
+def _report(args, backend, weights, done, run, store, seconds, late) -> int:
+    import sys
+
+    from puzzlebatch.cli import print_json
+
     if run is not None:
         run.append_items(problemId=np.array([d["entry"]["problemId"] for d in done], np.int64),
                          seed=np.array([d["entry"]["seed"] for d in done], np.int64),
                          total=np.array([d["total"] for d in done], np.int64),
                          solution=np.array([d["entry"]["solution"] for d in done], dtype=object))
         run.set_result({"games": len(done), "total": int(sum(d["total"] for d in done))})
-        run.finish("done", seconds=seconds)
+        run.finish("time_limit" if late else "done", seconds=seconds)
         store.close()
     if args.json:
         doc = {"backend": backend.name, "device": backend.device, "seconds": seconds, "player": "beam",

@@ -45,11 +45,11 @@ def run_tune(args) -> int:
     cfg = TuneConfig(population=args.population, elite=args.elite, newcomers=args.newcomers,
                      gene_low=args.gene_low, gene_high=args.gene_high, p_major=args.p_major)
     backend = select_backend(args.backend)
-    tuner = Tuner(games, backend, cfg, seed=args.seed, beam=args.beam, keep=args.keep)
+    tuner = Tuner(games, backend, cfg, seed=args.seed, beam=args.beam, keep=args.keep, fitness=args.fitness)
     store = run = None
     params = {"problems": ids, "seeds_per_problem": args.seeds_per_problem, "population": args.population,
               "elite": args.elite, "newcomers": args.newcomers, "genes": [args.gene_low, args.gene_high],
-              "p_major": args.p_major, "beam": args.beam, "keep": args.keep}
+              "p_major": args.p_major, "beam": args.beam, "keep": args.keep, "fitness": args.fitness}
     if args.out:
         out = Path(args.out)
         if args.resume and not out.exists():
@@ -171,6 +171,8 @@ def register(verbs) -> None:
     p.add_argument("--p-major", type=float, default=0.1, help="chance of a major mutation per gene (default 0.1)")
     p.add_argument("--beam", type=int, default=1, help="beam of the player during tuning (default 1)")
     p.add_argument("--keep", type=int, default=4, help="candidates per state during tuning (default 4)")
+    p.add_argument("--fitness", choices=["move", "exact"], default="move",
+                   help="move: planned move score; exact: move + power of the spelled solutions (default move)")
     p.add_argument("--seed", type=int, default=0, help="the GA's random seed")
     p.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
     p.add_argument("--out", metavar="FILE.h5", help="record every genome played and checkpoint every generation")

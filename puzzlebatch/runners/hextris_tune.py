@@ -84,8 +84,11 @@ def next_generation(pop: np.ndarray, fit: np.ndarray, cfg: TuneConfig, rng: np.r
 
 
 def evaluate(genomes: np.ndarray, games: list[tuple[Problem, int]], backend: Backend, *, beam: int = 1,
-             keep: int = 4) -> np.ndarray:
-    """Total move score of each genome over the training games: per problem, every genome × seed in one batch."""
+             keep: int = 4, fitness: str = "move") -> np.ndarray:
+    """Total score of each genome over the training games: per problem, every genome × seed in one batch.
+
+    ``fitness="move"``: the planned move score; ``"exact"``: the exact scorer's total (move + power) of the
+    solutions the deployed player emits (plans spelled with the 18 phrases, :func:`hextris_player.spell`)."""
     fit = np.zeros(len(genomes), dtype=np.int64)
     by_problem: dict[int, tuple[Problem, list[int]]] = {}
     for p, s in games:
@@ -93,7 +96,18 @@ def evaluate(genomes: np.ndarray, games: list[tuple[Problem, int]], backend: Bac
     for p, seeds in by_problem.values():
         rows = np.repeat(np.asarray(genomes, dtype=np.float64), len(seeds), axis=0)
         plans = BeamPlayer(p, backend, rows, beam, keep).plan([s for _ in genomes for s in seeds])
-        scores = np.array([pl.move_score for pl in plans], dtype=np.int64).reshape(len(genomes), len(seeds))
+        if fitness == "exact":
+            from puzzlebatch.puzzles.hextris.model import load_phrases
+            from puzzlebatch.runners.hextris_player import spell
+
+            phrases = load_phrases()
+            vals = []
+            for g in range(len(genomes)):  # spelled per genome: the games of a seed differ between genomes
+                solved = spell(plans[g * len(seeds):(g + 1) * len(seeds)], backend, phrases)
+                vals.append([sum(x.total for x in solved if x.entry["seed"] == sd) for sd in seeds])
+            scores = np.array(vals, dtype=np.int64)
+        else:
+            scores = np.array([pl.move_score for pl in plans], dtype=np.int64).reshape(len(genomes), len(seeds))
         fit += scores.sum(axis=1)
     return fit
 
@@ -108,6 +122,7 @@ class Tuner:
     seed: int = 0
     beam: int = 1
     keep: int = 4
+    fitness: str = "move"
     cache: dict = field(default_factory=dict)
     history: list = field(default_factory=list)  # per generation: (best fitness, mean fitness, best genome)
     pop: np.ndarray | None = None
@@ -127,7 +142,7 @@ class Tuner:
         new = [k for k in dict.fromkeys(keys) if k not in self.cache]
         if new:
             fit = (self.evaluator or evaluate)(np.array(new), self.games, self.backend, beam=self.beam,
-                                               keep=self.keep)
+                                               keep=self.keep, fitness=self.fitness)
             for k, f in zip(new, fit):
                 self.cache[k] = int(f)
             if on_new is not None:

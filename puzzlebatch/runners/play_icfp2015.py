@@ -10,9 +10,13 @@ partial solution (a partial game is scored normally, RULES.md §8).
 ``main`` (the console script) uses the beam player of :mod:`puzzlebatch.runners.hextris_player` (beam search over
 placements, phrases of power from ``-p`` or the 18 known ones woven into the paths, every solution re-scored by
 the exact scorer and never one scoring 0), one problem after another with a share of ``-t`` each; at the time
-limit the problems finished so far are printed.  :class:`GreedyPlayer` (the simple greedy policy, a chunk of
-units at a time) remains for ``puzzlebatch hextris play --player greedy``.  ``-m`` is accepted; the beam player
-holds at most ``seeds × beam × keep`` games of one problem at once.
+limit the problems finished so far are printed.  With ``-t`` the beam widens to use each problem's share of the
+time (up to 256 states per game).  :class:`GreedyPlayer` (the simple greedy policy, a chunk of units at a time)
+remains for ``puzzlebatch hextris play --player greedy``.  ``-m MB``: the beam player holds at most as many game
+copies as fit in half of MB (``hextris_player.games_for_memory``; the beam and its candidates per state shrink to
+fit); the other half is left for the interpreter, numba's compiled code and the output.  The process needs about
+300 MB before any game (numba and its compiled kernels: 310-360 MB maximum resident size measured for problems 21
+and 13 with ``-m 200``), so a limit below ~400 MB cannot be honoured.
 """
 
 from __future__ import annotations
@@ -183,8 +187,10 @@ class BeamRun:
     """The beam player (``runners.hextris_player``) over every problem, one problem at a time; :meth:`solutions`
     returns the problems finished so far (each solution re-scored exactly, none scoring 0), in problem order."""
 
-    def __init__(self, problems: list[Problem], backend: Backend, seconds: float | None, phrases, tag: str):
+    def __init__(self, problems: list[Problem], backend: Backend, seconds: float | None, phrases, tag: str,
+                 megabytes: float | None = None):
         self.problems, self.backend, self.seconds, self.phrases, self.tag = problems, backend, seconds, phrases, tag
+        self.megabytes = megabytes
         self.t0 = time.perf_counter()
         self._done: dict[int, list[dict]] = {}
         self._lock = threading.Lock()
@@ -198,7 +204,7 @@ class BeamRun:
 
         budget = None if self.seconds is None else max(0.1, 0.8 * self.seconds - (time.perf_counter() - self.t0))
         beam_play(self.problems, self.backend, phrases=self.phrases, seconds=budget, tag=self.tag,
-                  on_problem=on_problem)
+                  on_problem=on_problem, megabytes=self.megabytes)
 
     def solutions(self) -> list[dict]:
         with self._lock:
@@ -239,7 +245,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from puzzlebatch.runners.backend import select_backend
 
         backend = select_backend(args.backend)
-        player = BeamRun(problems, backend, args.seconds, args.phrases or None, args.tag)
+        player = BeamRun(problems, backend, args.seconds, args.phrases or None, args.tag, args.megabytes)
     except (PuzzleInputError, BackendUnavailableError) as exc:
         print(f"play_icfp2015: error: {exc}", file=sys.stderr)
         return 2

@@ -138,14 +138,51 @@ def _try_path(unit: _Unit, p, visited: set, cmds: list[int]):
     return p, visited
 
 
-def weave(tab: list, seed: int, placements, phrases: list[str], max_tries: int = 64,
-          deadline: float | None = None) -> str:
+def _signed(board: list) -> np.ndarray:
+    return np.array([w - (1 << 64) if w >> 63 else w for w in board], dtype=np.int64)
+
+
+def _step_towards(unit: _Unit, p, visited: set, target, dist: _Dist):
+    """One move along a shortest legal path to ``target``: ``(command, position, visited)``, or None."""
+    moves = []
+    for cmd in range(6):
+        q = unit.move(p, cmd)
+        if q not in dist or (cmd not in DOWN and q in visited):
+            continue
+        moves.append((dist[q], cmd, q))
+    for d, cmd, q in sorted(moves):
+        nv = {q} if cmd in DOWN else visited | {q}
+        if _reachable(unit, q, nv, target, dist):
+            return cmd, q, nv
+    return None
+
+
+def _walk(unit: _Unit, p, visited: set, target, dist: _Dist | None = None) -> list[int]:
+    """A legal shortest path (commands) from ``p`` to ``target`` (no lock)."""
+    if dist is None:
+        dist = _reverse_bfs(unit, target, p[1])
+    out = []
+    while p != target:
+        cmd, p, visited = _step_towards(unit, p, visited, target, dist)
+        out.append(cmd)
+    return out
+
+
+def weave(tab: list, seed: int, placements, phrases: list[str], max_tries: int = 100000,
+          deadline: float | None = None, repeat_order: str = "density", lookahead: bool = True,
+          across: bool = True) -> str:
     """A command string locking the game's units at ``placements`` (``(pivot x, pivot y, rot)`` each, as
     :meth:`Playouts.lockable` lists them) and spelling phrases of power wherever the board allows.
 
     ``tab`` is the problem's table as a list (``encode.problem_tables(p).tolist()``).  ``max_tries`` bounds the
-    phrase attempts per unit (time); past ``deadline`` (``time.perf_counter()``) no more phrases are tried (the
-    remaining units take shortest paths).  Raises ``ValueError`` if a placement is not reachable (a player bug).
+    phrase attempts per unit (time).  Phrases not yet spelled come first (longest first: each is worth
+    ``2 * len + 300``); repeats are ordered by ``repeat_order``: ``"density"`` (most characters per downward move
+    first: rows are what a path runs out of) or ``"length"`` (longest first).  With ``lookahead``, where no phrase
+    fits, a sideways or turning move after which one does is preferred to a step along the shortest path.  With
+    ``across``, a phrase may also run on past a unit's lock into the next units' moves (the lock is one of its
+    characters, every lock on the way at its planned placement): long phrases fit on low boards.  Past
+    ``deadline`` (``time.perf_counter()``) no more phrases are tried (the remaining units take shortest paths).
+    Raises ``ValueError`` if a placement is not reachable (a player bug).
     """
     cands = []
     for ph in dict.fromkeys(p.lower() for p in phrases):
@@ -167,8 +204,12 @@ def weave(tab: list, seed: int, placements, phrases: list[str], max_tries: int =
     rules.init_game(state, board, vis, tab, seed)
     out: list[str] = []
 
-    def gain(c):  # best gain first: unused phrases (+300), then the longest
-        return -(2 * len(c[1]) + (300 if c[0] not in used else 0))
+    def gain(c):  # best gain first: unused phrases (+300, longest first), then repeats by density or length
+        if c[0] not in used:
+            return (0, -len(c[1]))
+        if repeat_order == "density":
+            return (1, -len(c[1]) / max(1, sum(1 for m in c[1] if m in DOWN)), -len(c[1]))
+        return (1, -len(c[1]))
 
     order = sorted(cands, key=gain)
 
@@ -177,28 +218,76 @@ def weave(tab: list, seed: int, placements, phrases: list[str], max_tries: int =
             rules.step(state, board, vis, tab, c)
         out.append(text)
 
-    for px, py, rot in placements:
+    carry = None  # the visited set of the current unit's row, when a phrase ran on past a lock into it
+    infos: dict = {}  # unit index -> (unit, target, distances) on the board it spawns on (same for every path)
+
+    def planned(j, u):
+        qx, qy, qr = placements[j]
+        return qx - (qy >> 1), qy, tab[tab[rules.H_CROT] + u * 6 + qr % 6]
+
+    def attempt(i, unit, visited, target, dist, cmds):
+        """Run ``cmds`` on a copy of the game: the unit index, position and row-visited set reached, if every lock
+        on the way is at its planned placement, the game goes on, and the unit reached can still reach its own."""
+        st, bd, vs = list(state), list(board), list(vis)
+        j, vq = i, set(visited)
+        for c in cmds:
+            u = st[rules.S_UNIT]
+            pos = (st[rules.S_PQ], st[rules.S_PR], tab[tab[rules.H_CROT] + u * 6 + st[rules.S_ROT]])
+            lk = st[rules.S_LOCKED]
+            rules.step(st, bd, vs, tab, c)
+            if st[rules.S_END] != rules.END_IN_PROGRESS:
+                return None
+            u2 = st[rules.S_UNIT]
+            now = (st[rules.S_PQ], st[rules.S_PR], tab[tab[rules.H_CROT] + u2 * 6 + st[rules.S_ROT]])
+            if st[rules.S_LOCKED] != lk:
+                if pos != planned(j, u):
+                    return None
+                j += 1
+                if j >= len(placements):
+                    return None
+                vq = {now}
+                if j not in infos:
+                    un = _Unit(tab, list(bd), u2, tab_arr, _signed(bd))
+                    tj = planned(j, u2)
+                    infos[j] = (un, tj, _reverse_bfs(un, tj, now[1]))
+            elif c in DOWN:
+                vq = {now}
+            else:
+                vq.add(now)
+        if j == i:
+            return None  # (plain phrases within the unit are tried by _try_path)
+        un, tj, dj = infos[j]
+        if now not in dj or not _reachable(un, now, vq, tj, dj):
+            return None
+        return j, vq
+
+    i = 0
+    while i < len(placements):
         if state[rules.S_END] != rules.END_IN_PROGRESS:
             break
-        unit = _Unit(tab, board, state[rules.S_UNIT], tab_arr,
-                     np.array([w - (1 << 64) if w >> 63 else w for w in board], dtype=np.int64))
+        px, py, rot = placements[i]
+        unit = _Unit(tab, board, state[rules.S_UNIT], tab_arr, _signed(board))
         pq = px - (py >> 1)
         target = (pq, py, tab[unit.crot + rot % 6])
         lock = rules.lock_command(board, tab, unit.u, pq, py, target[2])
         p = (state[rules.S_PQ], state[rules.S_PR], tab[unit.crot + state[rules.S_ROT]])
         dist = _reverse_bfs(unit, target, p[1])
-        visited = {p}
+        visited = carry if carry is not None else {p}
+        carry = None
         if lock < 0 or not _reachable(unit, p, visited, target, dist):
             raise ValueError(f"placement {(px, py, rot)} is not reachable")
         locked = state[rules.S_LOCKED]
         tries = 0 if deadline is None or time.perf_counter() < deadline else max_tries
-        while p != target:
+        more = across and i + 1 < len(placements)
+        jump = None
+        while True:
             took = False
             if tries < max_tries:
-                # best gain first: unused phrases (+300), then the longest
+                # best gain first: unused phrases (+300), then repeats; a phrase may run on past this unit's
+                # lock into the next unit (a long phrase on a low board)
                 for ph, cmds in order:
                     tries += 1
-                    got = _try_path(unit, p, visited, cmds)
+                    got = None if p == target else _try_path(unit, p, visited, cmds)
                     if got is not None and _reachable(unit, got[0], got[1], target, dist):
                         emit(ph, cmds)
                         if ph not in used:
@@ -207,27 +296,85 @@ def weave(tab: list, seed: int, placements, phrases: list[str], max_tries: int =
                         p, visited = got
                         took = True
                         break
+                    if more and (ph not in used or p == target):
+                        jump = attempt(i, unit, visited, target, dist, cmds)
+                        if jump is not None:
+                            emit(ph, cmds)
+                            if ph not in used:
+                                used.add(ph)
+                                order = sorted(cands, key=gain)
+                            took = True
+                            break
                     if tries >= max_tries:
                         break
+            if jump is not None:
+                break
             if took:
                 continue
-            moves = []
-            for cmd in range(6):
-                q = unit.move(p, cmd)
-                if q not in dist or (cmd not in DOWN and q in visited):
+            if p == target:
+                emit(CANONICAL_CHAR[lock], [lock])
+                break
+            if lookahead and tries < max_tries:
+                # no phrase fits here: a sideways or turning move (no row spent) after which one fits, if any
+                step = None
+                for cmd in range(6):
+                    if cmd in DOWN:
+                        continue
+                    q = unit.move(p, cmd)
+                    if q in visited or q not in dist or not unit.fits(q):
+                        continue
+                    nv = visited | {q}
+                    if not _reachable(unit, q, nv, target, dist):
+                        continue
+                    for ph, cmds in order:
+                        tries += 1
+                        got = _try_path(unit, q, nv, cmds)
+                        if got is not None and _reachable(unit, got[0], got[1], target, dist):
+                            step = (cmd, q, nv)
+                            break
+                    if step is not None:
+                        break
+                if step is not None:
+                    emit(CANONICAL_CHAR[step[0]], [step[0]])
+                    p, visited = step[1], step[2]
                     continue
-                moves.append((dist[q], cmd, q))
-            best = None
-            for d, cmd, q in sorted(moves):
-                nv = {q} if cmd in DOWN else visited | {q}
-                if _reachable(unit, q, nv, target, dist):
-                    best = (d, cmd, q, nv)
-                    break
+            best = _step_towards(unit, p, visited, target, dist)
             if best is None:  # pragma: no cover - reachability was checked before every move
                 raise ValueError(f"lost the way to placement {(px, py, rot)}")
-            emit(CANONICAL_CHAR[best[1]], [best[1]])
-            p, visited = best[2], best[3]
-        emit(CANONICAL_CHAR[lock], [lock])
+            emit(CANONICAL_CHAR[best[0]], [best[0]])
+            p, visited = best[1], best[2]
+        if jump is not None:  # a phrase ran on into unit jump[0] (its locks checked by attempt)
+            if state[rules.S_LOCKED] != locked + jump[0] - i:  # pragma: no cover
+                raise ValueError(f"placement {(px, py, rot)}: the woven phrase did not lock as planned")
+            i, carry = jump
+            continue
         if state[rules.S_LOCKED] != locked + 1 or state[rules.S_END] >= rules.END_ERROR_REPEAT:
             raise ValueError(f"placement {(px, py, rot)}: the woven path did not lock there")  # pragma: no cover
+        i += 1
     return "".join(out)
+
+
+def placements_of(tab: list, seed: int, solution: str) -> list[tuple[int, int, int]]:
+    """Where a solution locks each unit, as ``(pivot x, pivot y, rot)`` (the form :func:`weave` takes): replays
+    the commands through :func:`rules.step` (characters that are no command are skipped)."""
+    tab = [int(v) for v in tab]
+    nw = tab[rules.H_NW]
+    for base, n in ((tab[rules.H_ROWMASK], nw), (tab[rules.H_BOARD0], tab[rules.H_HEIGHT] * nw)):
+        for k in range(base, base + n):
+            tab[k] &= (1 << 64) - 1
+    state = [0] * rules.STATE_LEN
+    board = [0] * (tab[rules.H_HEIGHT] * nw)
+    vis = [0] * tab[rules.H_VISWORDS]
+    rules.init_game(state, board, vis, tab, seed)
+    out = []
+    for ch in solution.lower():
+        if state[rules.S_END] != rules.END_IN_PROGRESS:
+            break
+        cmd = CHAR_TO_COMMAND.get(ch)
+        if cmd is None:
+            continue
+        q, r, rot, locked = state[rules.S_PQ], state[rules.S_PR], state[rules.S_ROT], state[rules.S_LOCKED]
+        rules.step(state, board, vis, tab, cmd)
+        if state[rules.S_LOCKED] != locked:
+            out.append((q + (r >> 1), r, rot))
+    return out
