@@ -364,40 +364,57 @@ class Level:
 
 
 def generate_levels(pk: P.Packing, count: int, difficulty: int, seed: int = 0,
-                    attempts: int = 200) -> list[Level]:
+                    attempts: int = 200, pool=None) -> list[Level]:
     """Levels with exactly one solution: random full solutions with all but ``difficulty`` pieces left in place.
 
     A random solution comes from a search that tries options in a seeded random order; a set of pieces to take
-    off is kept only when the remaining board has one solution (checked by searching for two).
+    off is kept only when the remaining board has one solution (checked by searching for two).  Level ``k`` draws
+    from its own stream (``seed``, ``k``), so the levels do not depend on where they are made: ``pool`` (see
+    :mod:`puzzlebatch.runners.distributed`) makes them as separate tasks, in order.
     """
     n_pieces = len(pk.cover.options) and pk.cover.max_depth()
     if not pk.exact_area:
         raise PuzzleInputError("levels: the pieces must exactly fill the board (each piece used once)")
     if not 1 <= difficulty <= n_pieces:
         raise PuzzleInputError(f"--difficulty: {difficulty} must be between 1 and {n_pieces} (pieces to place)")
-    rng = np.random.default_rng(seed)
-    levels: list[Level] = []
-    tries = 0
-    while len(levels) < count:
-        tries += 1
-        if tries > attempts * max(1, count):
-            raise PuzzleInputError(f"levels: no unique-solution level with {difficulty} pieces left found in "
-                                   f"{tries - 1} tries; use a smaller --difficulty")
-        order = rng.permutation(len(pk.cover.options))
-        eng = engine(pk.cover, DEFAULT_MODE, DEFAULT_PRUNE, order)
-        sols, _ = enumerate_solutions(eng, (), limit=1)
-        if not len(sols):
-            raise PuzzleInputError("levels: the board has no solution with these pieces")
-        sol = solution_cells(pk, sols[0])
-        for _ in range(20):
-            keep = rng.permutation(len(sol))[: len(sol) - difficulty]
-            placed = [sol[i] for i in sorted(keep)]
-            board = P.Board(pk.board.size, pk.board.playable, {}, label=pk.board.label)
-            for k, cells in placed:
-                board.placed.setdefault(pk.glyphs[k], []).append(frozenset(tuple(int(v) for v in c) for c in cells))
-            lvl = P.build(board, pk.pieces)
-            n, _ = enumerate_solutions(engine(lvl.cover), (), limit=2)
-            if len(n) == 1:
-                levels.append(Level(placed, difficulty, sol))
-                break
+    from puzzlebatch.runners.distributed import Pool, map_ordered
+
+    task = LevelTask(pk, difficulty, seed, attempts)
+    levels = list(map_ordered(pool or Pool("cpu"), task, range(count)))
+    if any(lv is None for lv in levels):
+        raise PuzzleInputError(f"levels: no unique-solution level with {difficulty} pieces left found in "
+                               f"{attempts} tries; use a smaller --difficulty")
     return levels
+
+
+@dataclass(frozen=True)
+class LevelTask:
+    """Make level ``k`` (a task of :func:`generate_levels`); None when ``attempts`` random solutions gave none."""
+
+    pk: P.Packing
+    difficulty: int
+    seed: int
+    attempts: int
+
+    def __call__(self, k: int) -> Level | None:
+        pk, difficulty = self.pk, self.difficulty
+        rng = np.random.default_rng([self.seed, k])
+        for _ in range(self.attempts):
+            order = rng.permutation(len(pk.cover.options))
+            eng = engine(pk.cover, DEFAULT_MODE, DEFAULT_PRUNE, order)
+            sols, _ = enumerate_solutions(eng, (), limit=1)
+            if not len(sols):
+                raise PuzzleInputError("levels: the board has no solution with these pieces")
+            sol = solution_cells(pk, sols[0])
+            for _ in range(20):
+                keep = rng.permutation(len(sol))[: len(sol) - difficulty]
+                placed = [sol[i] for i in sorted(keep)]
+                board = P.Board(pk.board.size, pk.board.playable, {}, label=pk.board.label)
+                for kk, cells in placed:
+                    board.placed.setdefault(pk.glyphs[kk], []).append(
+                        frozenset(tuple(int(v) for v in c) for c in cells))
+                lvl = P.build(board, pk.pieces)
+                n, _ = enumerate_solutions(engine(lvl.cover), (), limit=2)
+                if len(n) == 1:
+                    return Level(placed, difficulty, sol)
+        return None

@@ -272,8 +272,11 @@ def run_levels(args) -> int:
     from puzzlebatch.cli import print_json
     from puzzlebatch.runners import polyomino as RP
 
+    from puzzlebatch.runners.distributed import open_pool
+
     pk = load_packing(args)
-    levels = RP.generate_levels(pk, args.count, args.difficulty, args.seed)
+    with open_pool(args.scheduler, "cpu", args.item_seconds) as pool:  # one level per task
+        levels = RP.generate_levels(pk, args.count, args.difficulty, args.seed, pool=pool)
     out_dir = Path(args.out) if args.out else None
     docs = []
     for k, lv in enumerate(levels):
@@ -423,6 +426,9 @@ def register(sub) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", help="directory for level-NNN.txt files (solve them with --level)")
     p.add_argument("--json", action="store_true")
+    from puzzlebatch.runners.distributed import add_arguments as add_scheduler
+
+    add_scheduler(p)
     p.set_defaults(func=run_levels)
 
     dl = verbs.add_parser("dlx", help="exact cover in Knuth's DLX text format")
