@@ -272,3 +272,16 @@ def test_gpu_workers_in_the_simulator(tmp_path, cluster):
     assert len(rest) == 0 and totals.count == expected.embeddings > 0
     assert {w.backend for w in pool.work.workers.values()} == {"cudasim"}
 
+
+
+def test_pdb_build_one_pattern_per_task(tmp_path, cluster, capsys):
+    """`sliding pdb build --scheduler`: each pattern database built by a worker equals the one built here."""
+    from puzzlebatch.cli import main
+    from puzzlebatch.runners import sliding_pdb
+
+    for name, extra in (("here", []), ("cluster", ["--scheduler", cluster])):
+        assert main(["sliding", "pdb", "build", "4-4", "--size", "3x3", "--backend", "cpu", "--cache-dir",
+                     str(tmp_path / name), "--json", *extra]) == 0
+        assert json.loads(capsys.readouterr().out)["complete"]
+    here, there = (sliding_pdb.load(3, 3, "4-4", tmp_path / n) for n in ("here", "cluster"))
+    assert len(here.tables) == 2 and all(np.array_equal(a, b) for a, b in zip(here.tables, there.tables))

@@ -375,6 +375,8 @@ def run_pdb_build(args) -> int:
     backend = select_backend(args.backend)
     folder = sliding_pdb.cache_dir(args.cache_dir)
     built = []
+    if args.scheduler:  # one pattern per Dask task (the cache folder must be shared with the workers)
+        return _pdb_build_on_pool(args, rows, cols, name, pats, folder)
     for p in pats:
         f = sliding_pdb.pattern_file(rows, cols, p, folder)
         if f.exists() and not args.force:
@@ -414,6 +416,65 @@ def run_pdb_build(args) -> int:
             print(f"tiles {','.join(map(str, p['tiles']))}: {p['entries']:,} entries ({p['bytes'] / 1e6:.1f} MB), "
                   f"max {p['max_value']}, mean {p['mean_value']:.2f}, built in {p['build_seconds']:.1f} s "
                   f"on {p['build_backend']}: {p['file']}")
+    return 0
+
+
+@dataclass(frozen=True)
+class PdbTask:
+    """Build one pattern database on a worker (resuming its partial file if one is there)."""
+
+    rows: int
+    cols: int
+    partition: str
+    folder: str
+    backend: str
+    checkpoint_every: float
+    max_layers: int | None
+
+    def __call__(self, pattern: tuple) -> dict:
+        from puzzlebatch.runners import sliding_pdb
+        from puzzlebatch.runners.backend import select_backend
+        from puzzlebatch.runners.distributed import _worker_name
+
+        t0 = time.perf_counter()
+        backend = select_backend(self.backend)
+        res = sliding_pdb.build_pattern(self.rows, self.cols, pattern, backend, Path(self.folder),
+                                        partition_name=self.partition, checkpoint_every=self.checkpoint_every,
+                                        max_layers=self.max_layers)
+        return {"file": str(res), "worker": _worker_name(), "backend": backend.name,
+                "seconds": time.perf_counter() - t0}
+
+
+def _pdb_build_on_pool(args, rows, cols, name, pats, folder) -> int:
+    from puzzlebatch.cli import print_json
+    from puzzlebatch.runners import sliding_pdb
+    from puzzlebatch.runners.distributed import map_ordered, open_pool
+
+    todo = []
+    for p in pats:
+        f = sliding_pdb.pattern_file(rows, cols, p, folder)
+        if f.exists() and args.force:
+            f.unlink()
+        if not f.exists():
+            todo.append(tuple(p))
+    task = PdbTask(rows, cols, name, str(folder), args.backend, args.checkpoint_every, args.max_layers)
+    built, partial = [], []
+    with open_pool(args.scheduler, args.backend, args.item_seconds) as pool:
+        for p, res in zip(todo, map_ordered(pool, task, todo)):
+            pool.work.add(res["worker"], 1, 0, res["seconds"], res["backend"])
+            (partial if res["file"].endswith(".partial.h5") else built).append(res["file"])
+            _say(f"pattern {','.join(map(str, p))}: {res['file']} ({res['seconds']:.1f} s on {res['worker']})")
+        _say("\n".join(pool.work.lines()))
+    doc = {"partition": name, "size": f"{rows}x{cols}", "complete": not partial, "cache_dir": str(folder),
+           "built": built, "partial": partial}
+    if not partial:
+        doc["patterns"] = sliding_pdb.load(rows, cols, name, folder).info()
+    if args.json:
+        print_json(doc)
+    elif partial:
+        _say(f"stopped after --max-layers; run again to resume ({', '.join(partial)})")
+    else:
+        print(f"partition {name}: {len(built)} pattern database(s) built in {folder}")
     return 0
 
 
@@ -511,6 +572,7 @@ def register(sub) -> None:
     b.add_argument("--checkpoint-every", type=float, default=60.0, metavar="SECONDS")
     b.add_argument("--max-layers", type=int, help="stop after this many layers of one pattern (resume later)")
     b.add_argument("--json", action="store_true")
+    add_scheduler(b)  # one pattern per task
     b.set_defaults(func=run_pdb_build)
 
     p = verbs.add_parser("replay", help="check a move sequence (tile numbers or U/D/L/R of the blank)")
