@@ -171,34 +171,50 @@ def test_worker_killed_mid_count(tmp_path, cpu, single):
 
 
 # -- SIGKILL at random moments, several times, then resume --------------------------------------------------------
+def _checkpointed_batches(path: Path) -> int:
+    """The batch count of the last checkpoint in a count's store (-1: none yet, or caught mid-write)."""
+    try:
+        with ResultsStore(path, "r") as st:
+            ck = st.run(st.run_ids()[0]).load_checkpoint() if st.run_ids() else None
+        return -1 if ck is None else int(ck[1]["batches"])
+    except Exception:  # the writer is between flushes: look again
+        return -1
+
+
 def test_sigkill_resume_exact(tmp_path, single):
     out = tmp_path / "killed.h5"
     base = ["snake", "count", CHAIN, "--box", "3x3x4", "--all", "--out", str(out), "--json", "--backend", "cpu",
             "--budget", str(SLOW.budget), "--batch-size", str(SLOW.batch_size), "--checkpoint-every", "0.05"]
     rng = random.Random(int.from_bytes(os.urandom(4), "little"))
-    kills = 0
-
-    def started() -> bool:  # the run exists (a kill during start-up leaves nothing to resume)
-        if not out.exists():
-            return False
-        with ResultsStore(out, "r") as st:
-            return bool(st.run_ids())
-
+    kills, seen = 0, -1
     for attempt in range(3):
-        args = base + (["--resume"] if started() else [])
-        proc = subprocess.Popen([sys.executable, "-m", "puzzlebatch", *args], stdout=subprocess.PIPE,
+        resume = ["--resume"] if out.exists() and _checkpointed_batches(out) >= 0 else []
+        if out.exists() and not resume:
+            out.unlink()  # killed before its first checkpoint: nothing to resume
+        proc = subprocess.Popen([sys.executable, "-m", "puzzlebatch", *base, *resume], stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True)
-        time.sleep(rng.uniform(2.0, 4.0))  # start-up and compilation take about 2 s
+        deadline = time.monotonic() + 120
+        while proc.poll() is None and time.monotonic() < deadline:  # this run is counting: it checkpointed
+            now = _checkpointed_batches(out) if out.exists() else -1
+            if now > seen:
+                seen = now
+                break
+            time.sleep(0.02)
+        time.sleep(rng.uniform(0.0, 0.4))  # then a random moment
         if proc.poll() is None:
             proc.send_signal(signal.SIGKILL)
             kills += 1
-        proc.communicate(timeout=60)
-        assert proc.returncode in (0, -signal.SIGKILL), proc.stderr
+        stdout, err = proc.communicate(timeout=60)
+        assert proc.returncode in (0, -signal.SIGKILL), err
+        if proc.returncode == 0:  # it finished before the kill came
+            break
     assert kills >= 2, "the count finished before it could be killed: make it longer"
-    r = _cli(*base, *(["--resume"] if started() else []), timeout=300)
-    assert r.returncode == 0, r.stderr
+    if proc.returncode != 0:
+        r = _cli(*base, *(["--resume"] if _checkpointed_batches(out) >= 0 else []), timeout=300)
+        assert r.returncode == 0, r.stderr
+        stdout = r.stdout
     count, rows = single
-    assert json.loads(r.stdout)["embeddings"] == count
+    assert json.loads(stdout)["embeddings"] == count
     assert _rows(out) == (rows, count)  # every row once: none duplicated, none missing
 
 
@@ -285,3 +301,22 @@ def test_pdb_build_one_pattern_per_task(tmp_path, cluster, capsys):
         assert json.loads(capsys.readouterr().out)["complete"]
     here, there = (sliding_pdb.load(3, 3, "4-4", tmp_path / n) for n in ("here", "cluster"))
     assert len(here.tables) == 2 and all(np.array_equal(a, b) for a, b in zip(here.tables, there.tables))
+
+
+def test_first_solution_on_cluster_is_the_dfs_first(cluster, cpu):
+    """`solve --scheduler`: the cluster returns the same first folding (DFS order) as one process, and proves
+    none where there is none."""
+    from puzzlebatch.puzzles.snake.generate import random_chain
+    from puzzlebatch.runners.distributed import DaskPool
+
+    box = Box(3, 3, 4)
+    tiny = SearchSettings(budget=2000, batch_size=4, frontier_target=64, first_batch_size=2)
+    with DaskPool(parse_scheduler(cluster), "cpu", item_seconds=0.05, say=lambda s: None) as pool:
+        for seed in (5, 9):
+            chain = random_chain(box, seed)[0]
+            here = snake.solve(chain, box, cpu, tiny)
+            there = snake.solve(chain, box, cpu, tiny, pool=pool)
+            assert here.solved and there.cells == here.cells
+        unfoldable = parse_chain("FJJFFJJJJJJFJFFJFJJJJJJJJJJJJFJJJJJF")  # seed 5's chain with its 5th cube turned
+        assert not snake.solve(unfoldable, box, cpu, tiny).solved
+        assert not snake.solve(unfoldable, box, cpu, tiny, pool=pool).solved

@@ -134,11 +134,11 @@ def solve_settings(backend: Backend) -> SearchSettings:
 
 
 def solve(figure: Figure, cubes: CubeSet, backend: Backend, settings: SearchSettings | None = None,
-          order: str = "lookup") -> SolveResult:
+          order: str = "lookup", pool=None) -> SolveResult:
     """One assembly (the first in depth-first order over one representative per symmetry class), or a proof that
     none exists (the whole tree searched)."""
     t0 = time.perf_counter()
-    dfs = searcher(figure, cubes, backend, settings or solve_settings(backend), order=order)
+    dfs = searcher(figure, cubes, backend, settings or solve_settings(backend), order=order, pool=pool)
     totals, _ = dfs.first()
     assembly = None
     if totals.solutions:

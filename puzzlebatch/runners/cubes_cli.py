@@ -77,7 +77,10 @@ def run_solve(args) -> int:
         raise PuzzleInputError(f"--png: cannot draw {args.png!r}: use a .png or .svg file name")
     backend = select_backend(args.backend)
     settings = _settings(args, backend, cubes.solve_settings(backend))
-    result = cubes.solve(figure, cube_set, backend, settings, order=args.order)
+    from puzzlebatch.runners.distributed import open_pool
+
+    with open_pool(args.scheduler, args.backend, args.item_seconds) as pool:
+        result = cubes.solve(figure, cube_set, backend, settings, order=args.order, pool=pool)
     doc = result.to_json() | {"device": backend.device}
     if args.out:
         from puzzlebatch.results.store import ResultsStore
@@ -190,6 +193,9 @@ def register(sub) -> None:
     _search_knobs(p)
     p.add_argument("--png", "--svg", dest="png", metavar="FILE", help="draw the assembly (.png or .svg)")
     p.add_argument("--out", help="also record the run in this results file (.h5)")
+    from puzzlebatch.runners.distributed import add_arguments as add_scheduler
+
+    add_scheduler(p)  # the first assembly in DFS order, searched by the cluster
     p.set_defaults(func=run_solve)
 
     p = verbs.add_parser("count", help="count all assemblies and the distinct ones; store in HDF5")

@@ -461,3 +461,95 @@ def job_sizes(n: int, pool: Pool, requested: int | None) -> int:
     if not pool.distributed:
         return max(1, n)
     return max(1, math.ceil(n / (4 * pool.n_workers)))
+
+
+# ----------------------------------------------------------------------------- first solutions
+
+def first_chunk(payload: DFSPayload, states, depths, los, weights, seconds: float) -> dict:
+    """A worker's task: the first solution (DFS order) below a chunk of items, searching for about ``seconds``;
+    without one, the work left in order."""
+    from puzzlebatch.runners.search import Frontier, SearchTotals
+
+    dfs, compile_s = _worker_dfs(payload)
+    t0 = time.perf_counter()
+    frontier = Frontier(states, depths, los, weights)
+    totals = SearchTotals()
+    while len(frontier) and not totals.solutions:
+        totals, frontier = dfs.first(frontier, totals, max_batches=1)
+        if time.perf_counter() - t0 >= seconds:
+            break
+    found = totals.solutions[0] if totals.solutions else None
+    return {"solution": found, "nodes": totals.nodes, "items": totals.items,
+            "rest": None if found is not None else frontier.arrays(), "worker": _worker_name(),
+            "backend": dfs.backend.name, "seconds": time.perf_counter() - t0, "compile_seconds": compile_s}
+
+
+def first_on_pool(dfs, pool: DaskPool, frontier, totals, item_seconds: float = DEFAULT_ITEM_SECONDS,
+                  summary: WorkSummary | None = None):
+    """:meth:`BatchDFS.first` with the work items on a Dask cluster, returning the same solution.
+
+    The frontier is cut into chunks kept in DFS order; each chunk is searched by a task.  A chunk that finds a
+    solution gives the first of its own items; one that runs out of time is replaced, in place, by the chunks of
+    its rest.  The answer is the solution of the first chunk in order once every chunk before it is exhausted;
+    the tasks after it are cancelled."""
+    from dask.distributed import as_completed
+
+    from puzzlebatch.runners.search import Frontier, SearchTotals
+
+    totals = totals or SearchTotals()
+    if frontier is None:
+        frontier = dfs.expand(Frontier.root(dfs.problem), totals, dfs.frontier_target(), keep_solutions=1,
+                              symmetric=True)
+        if totals.solutions:  # met during expansion: first in DFS order
+            totals.solutions = totals.solutions[:1]
+            return totals, frontier
+    payload = DFSPayload.of(dfs, pool.backend_request)
+    summary = summary if summary is not None else pool.summary()
+    segments: list[dict] = []  # in DFS order: {"chunk", "future", "state": pending|none|found, "solution"}
+
+    def submit(chunk) -> dict:
+        fut = pool.client.submit(first_chunk, payload, chunk.states, chunk.depths, chunk.los, chunk.weights,
+                                 item_seconds, pure=False)
+        return {"chunk": chunk, "future": fut, "state": "pending", "solution": None, "failures": 0}
+
+    segments = [submit(c) for c in chunks(frontier, CHUNKS_PER_WORKER * pool.n_workers)]
+    ac = as_completed([s["future"] for s in segments])
+    answer = None
+    try:
+        for fut in ac:
+            k = next(i for i, s in enumerate(segments) if s["future"] is fut)
+            seg = segments[k]
+            if fut.status != "finished":
+                if seg["failures"] + 1 >= MAX_RESUBMITS:
+                    raise RuntimeError(f"a work item failed {MAX_RESUBMITS} times: {fut.exception()!r}")
+                new = submit(seg["chunk"]) | {"failures": seg["failures"] + 1}
+                summary.resubmitted += 1
+                segments[k] = new
+                ac.add(new["future"])
+                continue
+            res = fut.result()
+            totals.nodes += int(res["nodes"])
+            totals.batches += 1
+            summary.add(res["worker"], int(res["items"]), int(res["nodes"]), float(res["seconds"]),
+                        res["backend"], float(res["compile_seconds"]))
+            if res["solution"] is not None:
+                seg.update(state="found", solution=res["solution"])
+            elif len(res["rest"]["depths"]):
+                subs = [submit(c) for c in chunks(Frontier(**res["rest"]), pool.n_workers)]
+                segments[k:k + 1] = subs
+                for s in subs:
+                    ac.add(s["future"])
+            else:
+                seg["state"] = "none"
+            head = next((s for s in segments if s["state"] != "none"), None)
+            if head is None or head["state"] == "found":
+                answer = head
+                break
+    finally:
+        for s in segments:
+            if s["state"] == "pending":
+                s["future"].cancel()
+    if answer is not None:
+        totals.count = 1
+        totals.solutions = [np.asarray(answer["solution"]).copy()]
+    return totals, frontier.take(slice(0, 0))

@@ -270,13 +270,14 @@ class SolveResult:
 
 
 def solve_packing(pk: P.Packing, backend: Backend, mode: str = DEFAULT_MODE, prune: bool = DEFAULT_PRUNE,
-                  heuristic: str = DEFAULT_HEURISTIC, settings: SearchSettings | None = None) -> SolveResult:
+                  heuristic: str = DEFAULT_HEURISTIC, settings: SearchSettings | None = None,
+                  pool=None) -> SolveResult:
     t0 = time.perf_counter()
     order = P.option_order(pk, heuristic) if heuristic != "none" else None
     eng = engine(pk.cover, mode, prune, order)
     if eng.dead:
         return SolveResult(False, [], 0, time.perf_counter() - t0, backend.name)
-    dfs = BatchDFS(eng.problem, backend, settings)
+    dfs = BatchDFS(eng.problem, backend, settings, pool=pool)
     totals, _ = dfs.first()
     placements = []
     if totals.solutions:

@@ -84,7 +84,11 @@ def run_solve(args) -> int:
     pk = load_packing(args)
     backend = select_backend(args.backend)
     compile_s = RP.warm_up(backend)
-    res = RP.solve_packing(pk, backend, args.branch, not args.no_prune, args.heuristic, _settings(args, backend))
+    from puzzlebatch.runners.distributed import open_pool
+
+    with open_pool(args.scheduler, args.backend, args.item_seconds) as pool:
+        res = RP.solve_packing(pk, backend, args.branch, not args.no_prune, args.heuristic,
+                               _settings(args, backend), pool=pool)
     doc = {"solved": res.solved, "placements": placements_json(pk, res.placements) if res.solved else [],
            "board": list(pk.board.size), "pieces": [p.name for p in pk.pieces], "nodes": res.nodes,
            "seconds": res.seconds, "compile_seconds": compile_s, "backend": res.backend, "device": backend.device}
@@ -398,6 +402,9 @@ def register(sub) -> None:
     p.add_argument("--heuristic", choices=HEURISTICS, default="none",
                    help="try pieces in this order (the IQ Puzzler Pro study's eight orderings)")
     p.add_argument("--png", "--svg", dest="png", metavar="FILE", help="draw the solution (.png or .svg)")
+    from puzzlebatch.runners.distributed import add_arguments as add_scheduler
+
+    add_scheduler(p)  # the first solution in DFS order, searched by the cluster (--method search)
     p.set_defaults(func=run_solve)
 
     p = verbs.add_parser("count", help="count every solution and the distinct ones; --all stores them all")

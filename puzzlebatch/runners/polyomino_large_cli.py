@@ -249,11 +249,16 @@ def extend(verbs) -> None:
         wh = _rect(a.board) if not a.level else None
         band = a.method == "band" or (a.method == "auto" and a.unlimited and wh is not None
                                       and wh[0] * wh[1] > BAND_AUTO_CELLS)
-        if a.method == "classes":
-            return run_solve_classes(a)
         from puzzlebatch.runners import polyomino_cutsolve_cli as CC
 
-        if a.method == "cut" or (a.method == "auto" and not band and CC.wants_cut(a)):
+        method = "classes" if a.method == "classes" else "cut" if a.method == "cut" or (
+            a.method == "auto" and not band and CC.wants_cut(a)) else "band" if band else "search"
+        if a.scheduler and method != "search":  # never ignore it silently
+            raise PuzzleInputError(f"--scheduler: runs the exact-cover search only (--method search); this "
+                                   f"puzzle is solved by --method {method} in this process")
+        if method == "classes":
+            return run_solve_classes(a)
+        if method == "cut":
             return CC.run_solve_cut(a)
         return run_solve_band(a) if band else base_solve(a)
 

@@ -253,14 +253,21 @@ class BatchDFS:
         return totals, frontier
 
     def first(self, frontier: Frontier | None = None, totals: SearchTotals | None = None,
-              on_batch: Callable[[Frontier, SearchTotals], None] | None = None) -> tuple[SearchTotals, Frontier]:
+              on_batch: Callable[[Frontier, SearchTotals], None] | None = None,
+              max_batches: int | None = None) -> tuple[SearchTotals, Frontier]:
         """Find the first solution in depth-first order, or prove there is none.
 
         The order is that of a sequential DFS over the frontier (with ``canonicalize``, over one representative
         of each symmetry class, so a symmetric copy of an earlier folding is never searched).  The answer does not
-        depend on the backend, batch size or budget: a solution is taken from an item only when every item before
-        it has been searched to the end.
+        depend on the backend, batch size or budget, nor on a cluster (``pool``): a solution is taken from an item
+        only when every item before it has been searched to the end.  ``max_batches`` stops early: then no
+        solution and a non-empty returned frontier (the work left, in order).
         """
+        if self.pool is not None and self.pool.distributed:
+            from puzzlebatch.runners.distributed import first_on_pool
+
+            return first_on_pool(self, self.pool, frontier, totals, item_seconds=self.pool.item_seconds,
+                                 summary=self.pool.work)
         totals = totals or SearchTotals()
         if frontier is None:
             frontier = self.expand(Frontier.root(self.problem), totals, self.settings.frontier_target,
@@ -268,7 +275,9 @@ class BatchDFS:
             if totals.solutions:  # solutions met during expansion come first in DFS order
                 totals.solutions = totals.solutions[:1]
                 return totals, frontier
-        while len(frontier):
+        launches = 0
+        while len(frontier) and (max_batches is None or launches < max_batches):
+            launches += 1
             k = min(len(frontier), self.settings.first_batch_size)
             batch, rest = frontier.take(slice(0, k)), frontier.take(slice(k, None))
             out, states, stacks, solutions = self.run_batch(batch, 1, 1)

@@ -113,10 +113,12 @@ def count(chain: Chain, box: Box, backend: Backend, settings: SearchSettings | N
     return result, rest, totals
 
 
-def solve(chain: Chain, box: Box, backend: Backend, settings: SearchSettings | None = None) -> SolveResult:
-    """One folding, or none: the first in depth-first order over one representative of each symmetry class."""
+def solve(chain: Chain, box: Box, backend: Backend, settings: SearchSettings | None = None,
+          pool=None) -> SolveResult:
+    """One folding, or none: the first in depth-first order over one representative of each symmetry class
+    (the same on a cluster: ``pool``)."""
     t0 = time.perf_counter()
-    dfs = searcher(chain, box, backend, settings)
+    dfs = searcher(chain, box, backend, settings, pool)
     totals, _ = dfs.first()
     cells = None
     if totals.solutions:

@@ -60,7 +60,10 @@ def run_solve(args) -> int:
 
     chain, box = _chain_and_box(args)
     backend = select_backend(args.backend)
-    result = snake.solve(chain, box, backend, _settings(args, backend))
+    from puzzlebatch.runners.distributed import open_pool
+
+    with open_pool(args.scheduler, args.backend, args.item_seconds) as pool:
+        result = snake.solve(chain, box, backend, _settings(args, backend), pool=pool)
     doc = result.to_json()
     doc["device"] = backend.device
     if args.png and result.solved:
@@ -172,6 +175,9 @@ def register(sub) -> None:
     p = verbs.add_parser("solve", help="the first folding of a chain (DFS order), or none")
     _common(p)
     p.add_argument("--png", "--svg", dest="png", metavar="FILE", help="draw the folding (.png or .svg)")
+    from puzzlebatch.runners.distributed import add_arguments as add_scheduler
+
+    add_scheduler(p)
     p.set_defaults(func=run_solve)
 
     p = verbs.add_parser("count", help="count all embeddings and the distinct foldings; store in HDF5")
