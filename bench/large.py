@@ -164,7 +164,7 @@ def fmt_peer(got, t, timeout):
     if isinstance(got, str):
         return got
     if got is None:
-        return f"killed at {timeout:.0f} s"
+        return f"no solution within {timeout:.0f} s (killed)"
     return f"{t:.2f} s" if got else f"no solution within {timeout:.0f} s"
 
 
@@ -262,7 +262,7 @@ def bands(cpu, timeout, sizes, peers=PEERS, workers=1):
             opts, primary = packing_options(P.parse_board(f"{n}x{n}"), pieces, False)
             for name in peers:
                 got, t = run_peer(name, opts, primary, n, pieces, True, timeout, workers)
-                line += f"; {name} first solution {fmt_peer(got, t, timeout)}"
+                line += f"; {name} first solution: {fmt_peer(got, t, timeout)}"
         print(line, flush=True)
 
 
