@@ -1,15 +1,22 @@
-"""Large boards (issue 4): puzzlebatch against xcover (Knuth's dancing cells in numba), side by side.
+"""Large boards (issue 4): puzzlebatch against xcover, OR-Tools CP-SAT and the `polyomino` package, side by side.
 
     python bench/large.py                      # every section with the default sizes
     python bench/large.py --sections strips    # strips | bands | cuts | bigcuts
-    python bench/large.py --timeout 60         # seconds allowed to each xcover run (killed after)
+    python bench/large.py --timeout 60         # seconds allowed to each peer's run (killed after)
+    python bench/large.py --peers xcover ortools polyomino   # which peers run in bands and cuts (all by default)
+
+Peers (each in a child process, warmed up outside its timing, killed when it overruns): xcover (Knuth's dancing
+cells in numba, first solution); OR-Tools CP-SAT (one Bool per placement, each cell / piece exactly once, first
+feasible solution, ``--ortools-workers`` workers, model building timed); the PyPI ``polyomino`` package (dense 0/1
+matrix and a C exact-cover solver, first solution, matrix building timed; not run where its matrix would exceed
+~2e8 entries).
 
 * strips: exact tiling counts of long strips with unlimited pieces (transfer matrix, both exact methods), each
   checked (dominoes against Kasteleyn's formula; CRT against big integers); xcover side by side on a strip small
   enough for it to enumerate every tiling.
-* bands: one tiling of an N x N square with unlimited pentominoes (validated), xcover's first solution beside it.
+* bands: one tiling of an N x N square with unlimited pentominoes (validated), the peers' first solutions beside it.
 * cuts: random cuts into 4..6-cell pieces solved back (each piece once), the cut search (scan order, most
-  constrained cell, local randomised restarts; :mod:`puzzlebatch.runners.polyomino_cutsolve`) against xcover's first
+  constrained cell, local randomised restarts; :mod:`puzzlebatch.runners.polyomino_cutsolve`) against the peers' first
   solution (pieces as primary items), median of several cuts per size; xcover is not run where its matrix would
   hold more than ~3 M options (it builds every placement of every piece).
 * bigcuts: the document's 55x121 and big squares, one cut each, solved back (not in the default sections).
@@ -20,6 +27,7 @@ Timings are wall seconds on whatever machine runs it; run both sides in the same
 from __future__ import annotations
 
 import argparse
+import functools
 import multiprocessing as mp
 import statistics
 import sys
@@ -36,8 +44,11 @@ from puzzlebatch.runners import polyomino_large as L  # noqa: E402
 from puzzlebatch.runners.backend import select_backend  # noqa: E402
 
 
-# -- xcover in a child process (killed at the timeout) ------------------------------------------------------------
-def _xcover_child(options, primary, first, q):
+# -- peers, each in a child process (killed at the timeout) ------------------------------------------------------
+# A child gets its arguments and a queue; it warms up (imports, compiles) outside its timing and puts
+# (solutions found: a count, or 1/0 for a first solution; seconds).  ``run_child`` kills it when it has not
+# answered within the timeout plus a grace for that warm-up.
+def _xcover_child(options, primary, first, timeout, q):
     from xcover import covers
 
     covers([["a"]], primary=["a"]).__next__()  # compile outside the timing
@@ -50,25 +61,111 @@ def _xcover_child(options, primary, first, q):
     q.put((n, time.perf_counter() - t0))
 
 
-def xcover(options, primary, first: bool, timeout: float):
-    """(count or 1/0 for first, seconds) or (None, timeout) when killed."""
+def _ortools_child(options, primary, first, timeout, q, workers=1):
+    """CP-SAT: one Bool per option, each primary item covered exactly once (others at most once); the first
+    feasible solution (no objective), stopped at the timeout.  Model building is inside the timing."""
+    from ortools.sat.python import cp_model
+
+    t0 = time.perf_counter()
+    m = cp_model.CpModel()
+    x = [m.NewBoolVar("") for _ in options]
+    by_item = {}
+    for o, items in enumerate(options):
+        for it in items:
+            by_item.setdefault(it, []).append(x[o])
+    prim = set(primary)
+    for it in primary:
+        m.AddExactlyOne(by_item.get(it, []))
+    for it, xs in by_item.items():
+        if it not in prim:
+            m.AddAtMostOne(xs)
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = workers
+    solver.parameters.max_time_in_seconds = max(1.0, timeout - (time.perf_counter() - t0))
+    st = solver.Solve(m)
+    t = time.perf_counter() - t0
+    ok = st in (cp_model.OPTIMAL, cp_model.FEASIBLE)
+    if ok:  # validate: every primary item exactly once
+        seen = [it for o, items in enumerate(options) if solver.BooleanValue(x[o]) for it in items]
+        ok = len(set(seen)) == len(seen) and prim <= set(seen)
+    q.put((1 if ok else 0, t))
+
+
+def _polyomino_child(width, height, tiles, unlimited, reflections, first, timeout, q):
+    """The PyPI ``polyomino`` package (dense 0/1 matrix, C exact-cover solver, first solution): ``tiles`` (cell
+    lists) in any number or each exactly once on a width x height rectangle.  Matrix building is inside the
+    timing."""
+    here = str(Path(__file__).resolve().parent)
+    sys.path[:] = [d for d in sys.path if d not in ("", ".", here)]  # bench/polyomino.py shadows the package
+    sys.modules.pop("polyomino", None)
+    from polyomino.board import Rectangle
+    from polyomino.tileset import any_number_of, exactly
+
+    t0 = time.perf_counter()
+    ts = any_number_of(tiles) if unlimited else exactly(tiles)
+    if reflections:
+        ts = ts.with_reflections()
+    sol = Rectangle(width, height).tile_with_set(ts).solve()
+    t = time.perf_counter() - t0
+    ok = sol is not None
+    if ok:  # validate: the tiles cover the rectangle exactly
+        cells = [tuple(c) for tile in sol.tiling for c in tile]
+        ok = len(cells) == width * height == len(set(cells)) and all(
+            0 <= a < width and 0 <= b < height for a, b in cells)
+    q.put((1 if ok else 0, t))
+
+
+def run_child(child, args, timeout: float, grace: float = 30):
+    """Run ``child(*args, timeout, q)`` in a child process: (what it put) or (None, timeout) when it has not
+    answered within ``timeout + grace`` (its imports / compile) and was killed."""
     q = mp.Queue()
-    p = mp.Process(target=_xcover_child, args=(options, primary, first, q))
+    p = mp.Process(target=child, args=(*args, timeout, q))
     p.start()
     t0 = time.perf_counter()
-    while p.is_alive() and time.perf_counter() - t0 < timeout + 30:  # + its compile
+    got = None
+    while got is None and time.perf_counter() - t0 < timeout + grace:
         try:
-            return q.get(timeout=0.5)
+            got = q.get(timeout=0.5)
         except Exception:
-            pass
-        if time.perf_counter() - t0 > timeout + 30:
-            break
+            if not p.is_alive() and q.empty():  # died without an answer (an error, out of memory)
+                p.join()
+                return f"failed (exit {p.exitcode})", None
     if p.is_alive():
         p.terminate()
     p.join()
-    if not q.empty():
-        return q.get()
-    return None, timeout
+    return got if got is not None else (None, timeout)
+
+
+def xcover(options, primary, first: bool, timeout: float):
+    """(count or 1/0 for first, seconds) or (None, timeout) when killed."""
+    return run_child(_xcover_child, (options, primary, first), timeout)
+
+
+def ortools(options, primary, timeout: float, workers: int = 1):
+    """(1/0 for a first solution, seconds) or (None, timeout) when killed."""
+    return run_child(functools.partial(_ortools_child, workers=workers), (options, primary, True), timeout)
+
+
+def polyomino(n, pieces, unlimited: bool, timeout: float, max_entries: float = 2e8):
+    """(1/0, seconds) or (None, timeout) when killed; ``"not run: ..."`` when the package cannot express the
+    instance (mixed turns) or its dense matrix (options x (pieces + cells), int32) would exceed ``max_entries``."""
+    turns = {p.turns for p in pieces}
+    if turns not in ({"free"}, {"rotations"}):
+        return "cannot express (mixed turns)", None
+    tiles = [[tuple(int(v) for v in c) for c in sorted(p.cells)] for p in pieces]
+    rows = sum(len(p.orientations()) for p in pieces) * n * n
+    entries = rows * ((0 if unlimited else len(pieces)) + n * n)
+    if entries > max_entries:
+        return f"not run (dense matrix ~{entries / 1e9:.1f} G entries)", None
+    return run_child(_polyomino_child, (n, n, tiles, unlimited, turns == {"free"}, True), timeout)
+
+
+def fmt_peer(got, t, timeout):
+    if isinstance(got, str):
+        return got
+    if got is None:
+        return f"no solution within {timeout:.0f} s (killed)"
+    return f"{t:.2f} s" if got else f"no solution within {timeout:.0f} s"
 
 
 def packing_options(board, pieces, piece_items: bool):
@@ -137,7 +234,19 @@ def strips(cpu, timeout):
         assert n is None or n == ours
 
 
-def bands(cpu, timeout, sizes):
+PEERS = ("xcover", "ortools", "polyomino")
+
+
+def run_peer(name, options, primary, n, pieces, unlimited, timeout, workers=1):
+    """One peer's first solution of an instance: (1/0 or None when killed or a 'not run' text, seconds)."""
+    if name == "xcover":
+        return xcover(options, primary, first=True, timeout=timeout)
+    if name == "ortools":
+        return ortools(options, primary, timeout, workers)
+    return polyomino(n, pieces, unlimited, timeout)
+
+
+def bands(cpu, timeout, sizes, peers=PEERS, workers=1):
     print("\n== bands: one tiling of N x N with unlimited pentominoes ==")
     pieces = S.load_pieces("pentominoes", unlimited=True)
     L.solve_bands(pieces, 10, 10)  # compile
@@ -149,44 +258,60 @@ def bands(cpu, timeout, sizes):
             L.validate_tiling(pieces, n, n, r.placements)
             runs.append(time.perf_counter() - t0)
         line = f"{n}x{n}: puzzlebatch median {statistics.median(runs):.3f} s over 3 seeds (validated)"
-        if n <= 60:
-            got, t_x = xcover(*packing_options(P.parse_board(f"{n}x{n}"), pieces, False), first=True,
-                              timeout=timeout)
-            line += f"; xcover first solution {'%.2f s' % t_x if got else 'none in %d s' % timeout}"
+        if n <= 60 and peers:
+            opts, primary = packing_options(P.parse_board(f"{n}x{n}"), pieces, False)
+            for name in peers:
+                got, t = run_peer(name, opts, primary, n, pieces, True, timeout, workers)
+                line += f"; {name} first solution: {fmt_peer(got, t, timeout)}"
         print(line, flush=True)
 
 
-def cuts(cpu, timeout, sizes, reps=3, max_options=3_000_000):
+def cuts(cpu, timeout, sizes, reps=3, max_options=3_000_000, peers=PEERS, workers=1):
     print(f"\n== cuts: random cuts into 4..6-cell pieces solved back (each piece once); median of {reps} cuts ==")
     from puzzlebatch.runners import polyomino_cutsolve as CS
 
     warm = K.random_cut(P.parse_board("8x8").playable, 4, 6, seed=0)  # compile outside the timing
     CS.solve_pieces(P.parse_board("8x8"), warm.piece_objects(), cpu)
-    print(f"{'board':>8} {'pieces':>6} {'ours s (median)':>16} {'xcover s (median)':>18} {'ratio':>7}  per cut")
+    print(f"{'board':>8} {'pieces':>6} {'ours s (median)':>16} " + " ".join(f"{p + ' s (median)':>20}" for p in peers)
+          + "  per cut (ours/" + "/".join(peers) + ")")
     for n in sizes:
         board = P.parse_board(f"{n}x{n}")
-        ours, theirs, lines = [], [], []
+        ours, lines = [], []
+        theirs = {p: [] for p in peers}
         for rep in range(reps):
             cut = K.random_cut(board.playable, 4, 6, seed=1000 * n + rep)
             pieces = cut.piece_objects()
             r = CS.solve_pieces(board, pieces, cpu, seed=rep, time_limit=600)
             assert r.solved and r.validated
             ours.append(r.seconds)
-            n_opts = len(pieces) * 8 * n * n  # about how many options xcover's matrix would hold
-            if n_opts <= max_options:
-                got, t_x = xcover(*cut_options(board, pieces), first=True, timeout=timeout)
-                theirs.append(t_x if got else float("inf"))
-                lines.append(f"{r.seconds:.3f}/{'%.2f' % t_x if got else '>%d' % timeout}")
-            else:
-                lines.append(f"{r.seconds:.3f}/-")
+            n_opts = len(pieces) * 8 * n * n  # about how many options an exact-cover matrix would hold
+            opts = primary = None
+            parts = [f"{r.seconds:.3f}"]
+            for name in peers:
+                if name != "polyomino" and n_opts > max_options:
+                    got, t = f"not run (~{n_opts / 1e6:.0f} M options)", None
+                else:
+                    if name != "polyomino" and opts is None:
+                        opts, primary = cut_options(board, pieces)
+                    got, t = run_peer(name, opts, primary, n, pieces, False, timeout, workers)
+                if isinstance(got, str):
+                    theirs[name].append(got)
+                    parts.append("-")
+                else:
+                    theirs[name].append(t if got else float("inf"))
+                    parts.append(f"{t:.2f}" if got else f">{timeout:.0f}")
+            lines.append("/".join(parts))
         mo = statistics.median(ours)
-        if theirs:
-            mx = statistics.median(theirs)
-            ratio = f"{mx / mo:.1f}x" if mx != float("inf") else "inf"
-            xs = f"{mx:.3f}" if mx != float("inf") else f">{timeout:.0f}"
-        else:
-            ratio, xs = "-", f"not run (~{len(pieces) * 8 * n * n / 1e6:.0f} M options)"
-        print(f"{n}x{n:<5} {len(pieces):>6} {mo:>16.3f} {xs:>18} {ratio:>7}  {' '.join(lines)}", flush=True)
+        cols = []
+        for name in peers:
+            v = theirs[name]
+            if any(isinstance(x, str) for x in v):
+                cols.append(next(x for x in v if isinstance(x, str)))
+                continue
+            mx = statistics.median(v)
+            cols.append(f"{mx:.3f} ({mx / mo:.1f}x)" if mx != float("inf") else f">{timeout:.0f} (inf)")
+        print(f"{n}x{n:<5} {len(pieces):>6} {mo:>16.3f} " + " ".join(f"{c:>20}" for c in cols)
+              + f"  {' '.join(lines)}", flush=True)
 
 
 def big_cuts(cpu, specs):
@@ -212,6 +337,9 @@ def main(argv=None):
     ap.add_argument("--band-sizes", type=int, nargs="+", default=[20, 40, 60, 100, 200, 400])
     ap.add_argument("--cut-sizes", type=int, nargs="+", default=[16, 24, 32, 48, 64])
     ap.add_argument("--cut-reps", type=int, default=3, help="cuts per size (median)")
+    ap.add_argument("--peers", nargs="*", default=list(PEERS), choices=PEERS,
+                    help="peers run side by side in bands and cuts (xcover also runs in strips)")
+    ap.add_argument("--ortools-workers", type=int, default=1, help="CP-SAT num_workers")
     ap.add_argument("--big-cuts", nargs="+", default=["55x121", "100x100", "200x200"])
     args = ap.parse_args(argv)
     cpu = select_backend("cpu")
@@ -219,9 +347,10 @@ def main(argv=None):
     if "strips" in args.sections:
         strips(cpu, args.timeout)
     if "bands" in args.sections:
-        bands(cpu, args.timeout, args.band_sizes)
+        bands(cpu, args.timeout, args.band_sizes, args.peers, args.ortools_workers)
     if "cuts" in args.sections:
-        cuts(cpu, args.timeout, args.cut_sizes, args.cut_reps)
+        cuts(cpu, args.timeout, args.cut_sizes, args.cut_reps, peers=args.peers,
+             workers=args.ortools_workers)
     if "bigcuts" in args.sections:
         big_cuts(cpu, args.big_cuts)
 
