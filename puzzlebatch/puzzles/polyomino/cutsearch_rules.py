@@ -162,6 +162,21 @@ def classes_placeable(state, p, tables):
     return True
 
 
+def neighbour(x, y, k, w, h):
+    """Cell index of neighbour ``k`` (0: +x, 1: -x, 2: +y, 3: -y) of (x, y) on a w x h board; -1 off the board."""
+    if k == 0:
+        x += 1
+    elif k == 1:
+        x -= 1
+    elif k == 2:
+        y += 1
+    else:
+        y -= 1
+    if x < 0 or x >= w or y < 0 or y >= h:
+        return -1
+    return y * w + x
+
+
 def on_frontier(state, u, tables):
     """Has the empty cell ``u`` a filled (or blocked) neighbour or the board's edge next to it?  Only such cells
     are candidates for the most constrained one (a cell amid empty cells has many placements)."""
@@ -256,19 +271,9 @@ def region_ok(state, start, stamp, tables):
         x = v % w
         y = v // w
         for k in range(4):
-            nx = x
-            ny = y
-            if k == 0:
-                nx = x + 1
-            elif k == 1:
-                nx = x - 1
-            elif k == 2:
-                ny = y + 1
-            else:
-                ny = y - 1
-            if nx < 0 or nx >= w or ny < 0 or ny >= h:
+            u = neighbour(x, y, k, w, h)
+            if u < 0:
                 continue
-            u = ny * w + nx
             if state[grid + u] != 0 or state[mark + u] == stamp:
                 continue
             state[mark + u] = stamp
@@ -380,19 +385,9 @@ def apply(state, depth, choice, tables):
         x = ax + tables[tables[T_DX] + j]
         y = ay + tables[tables[T_DY] + j]
         for q in range(4):
-            nx = x
-            ny = y
-            if q == 0:
-                nx = x + 1
-            elif q == 1:
-                nx = x - 1
-            elif q == 2:
-                ny = y + 1
-            else:
-                ny = y - 1
-            if nx < 0 or nx >= w or ny < 0 or ny >= h:
+            v = neighbour(x, y, q, w, h)
+            if v < 0:
                 continue
-            v = ny * w + nx
             if state[grid + v] != 0 or state[mark + v] >= base:
                 continue
             if not region_ok(state, v, stamp, tables):
