@@ -229,7 +229,6 @@ def draw_packing(pk, placements, path: str | os.PathLike, *, title: str | None =
             owner[z, y, x] = n
             pre[z, y, x] = is_pre
     cmap = colormaps["tab20"]
-    n_pieces = max(1, len(pk.pieces))
     cols = d
     fig = Figure(figsize=(min(16, 0.5 * w * cols + 0.6 * (cols - 1) + 0.6), 0.5 * h + 0.9), dpi=110,
                  layout="constrained")

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
-from functools import lru_cache
+from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import numpy as np
@@ -213,13 +212,14 @@ def count_packing_run(pk: P.Packing, backend: Backend, mode: str = DEFAULT_MODE,
     rest = [lf for lf in leaves if len(lf.syms) > 1]
     images = img[:, :] if img is not None else np.arange(len(pk.cover.options))[None, :]
     s_opt, goal = int(eng.enc.tables[rules.S_OPT]), eng.enc.goal
-    rows_sink = None
-    if sink is not None:
-        def rows_sink(states, weights):  # a searched solution and its images under every symmetry
-            sols = _sorted_rows(states[:, s_opt:s_opt + goal])
-            mask = sols < 0
-            for h in range(len(syms)):
-                sink(_sorted_rows(np.where(mask, -1, images[h][np.where(mask, 0, sols)])))
+
+    def with_images(states, weights):  # a searched solution and its images under every symmetry
+        sols = _sorted_rows(states[:, s_opt:s_opt + goal])
+        mask = sols < 0
+        for h in range(len(syms)):
+            sink(_sorted_rows(np.where(mask, -1, images[h][np.where(mask, 0, sols)])))
+
+    rows_sink = with_images if sink is not None else None
     if frontier is None:
         totals, left = count_engine(eng, backend, settings, frontier=leaf_frontier(eng, plain), on_batch=on_batch,
                                     max_batches=max_batches, pool=pool, sink=rows_sink)

@@ -33,14 +33,9 @@ def run_solve_cut(args) -> int:
     from puzzlebatch.puzzles.polyomino import packing as P
     from puzzlebatch.runners import polyomino_cutsolve as CS
     from puzzlebatch.runners.backend import select_backend
-    from puzzlebatch.runners.polyomino_large_cli import _pieces
+    from puzzlebatch.runners.polyomino_large_cli import pieces_once_on_a_board
 
-    if args.level or args.unlimited or args.copies:
-        raise PuzzleInputError("--method cut: each piece once on a board (no --level, --unlimited, --copies)")
-    board = P.parse_board(args.board)
-    if board.dim != 2:
-        raise PuzzleInputError("--method cut: flat boards only")
-    pieces = _pieces(args)
+    board, pieces = pieces_once_on_a_board(args, "cut")
     if not CS.is_cut_puzzle(board, pieces):
         area = sum(p.size * max(p.count, 1) for p in pieces)
         raise PuzzleInputError(f"--pieces: --method cut needs every piece once covering the board exactly "

@@ -131,6 +131,18 @@ def run_solve_band(args) -> int:
     return 0
 
 
+def pieces_once_on_a_board(args, method: str):
+    """The flat board and the pieces of a `--method classes|cut` puzzle (each piece once), or a one-line error."""
+    from puzzlebatch.puzzles.polyomino import packing as P
+
+    if args.level or args.unlimited or args.copies:
+        raise PuzzleInputError(f"--method {method}: each piece once on a board (no --level, --unlimited, --copies)")
+    board = P.parse_board(args.board)
+    if board.dim != 2:
+        raise PuzzleInputError(f"--method {method}: flat boards only")
+    return board, _pieces(args)
+
+
 # -- solve --method classes ----------------------------------------------------------------------------------------
 def run_solve_classes(args) -> int:
     """Each piece once, identical shapes merged into classes with counts (random-cut puzzles)."""
@@ -140,12 +152,7 @@ def run_solve_classes(args) -> int:
     from puzzlebatch.runners import polyomino_large as L
     from puzzlebatch.runners.backend import select_backend
 
-    if args.level or args.unlimited or args.copies:
-        raise PuzzleInputError("--method classes: each piece once on a board (no --level, --unlimited, --copies)")
-    board = P.parse_board(args.board)
-    if board.dim != 2:
-        raise PuzzleInputError("--method classes: flat boards only")
-    pieces = _pieces(args)
+    board, pieces = pieces_once_on_a_board(args, "classes")
     backend = select_backend(args.backend)
     compile_s = RP.warm_up(backend)
     # measured on random cuts: the most constrained cell is 3x (12x12) to 20x (16x16) faster than the first cell

@@ -204,7 +204,6 @@ def run_solve(args) -> int:
 def _solve_file(args, size) -> int:
     from puzzlebatch.cli import print_json
     from puzzlebatch.results.store import ResultsStore
-    from puzzlebatch.runners import sliding
     from puzzlebatch.runners.backend import select_backend
     from puzzlebatch.runners.progress import bar
 
