@@ -132,7 +132,7 @@ def run_count(args) -> int:
                                lambda p: p == params, label=f"polyomino {verb} {pk.board.label}",
                                describe="this board and pieces")
         if not session.resumed:
-            _save_problem(session.run, pk)
+            save_problem(session.run, pk)
         on_batch = session.on_batch
     else:
         from puzzlebatch.runners.distributed import open_pool
@@ -186,7 +186,7 @@ def run_count(args) -> int:
     return 0
 
 
-def _save_problem(run, pk) -> None:
+def save_problem(run, pk) -> None:
     """Enough to redraw any stored solution: each option's piece and cells."""
     cells = np.full((len(pk.option_cells), max((len(c) for c in pk.option_cells), default=1), pk.board.dim), -1,
                     np.int32)
