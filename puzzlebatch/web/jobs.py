@@ -171,9 +171,14 @@ class _Worker:
     def _drive(self) -> None:
         failures = 0
         while not self.manager.closing:
-            if self.proc is None:
-                self._spawn()
-            if not self._wait_ready():
+            try:
+                if self.proc is None:
+                    self._spawn()
+                ready = self._wait_ready()
+            except Exception:  # could not start a process at all: say so in the log, try again later
+                traceback.print_exc()
+                self.proc, ready = None, False
+            if not ready:
                 self._stop_process()
                 failures += 1
                 time.sleep(min(30.0, 0.5 * 2 ** failures))  # a worker that cannot start: do not spin
