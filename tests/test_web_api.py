@@ -111,14 +111,13 @@ def test_solve_iq_level_keep_and_count_and_generate(client, web_results):
     sol = client.get("/api/results/solution", params={"path": stored["file"], "run": stored["run"], "row": 0}).json()
     assert sol["kind"] == "polyomino" and len({tuple(c) for p in sol["placements"] for c in p["cells"]}) == 55
     # an impossible level is an answer, not an error
-    bad = {"board": "3x2", "pieces": "L-trominoes", "holes": [], "placed": []}
-    info = client.post("/api/polyomino/pieces", json={"pieces": "L-trominoes"}).json()
-    count = client.post("/api/polyomino/count", json={"board": "4x3", "pieces": "L-trominoes", "unlimited": True},
+    none = wait_job(client, client.post("/api/polyomino/solve", json={"board": "3x3", "pieces": "dominoes",
+                                                                       "unlimited": True}, headers=A).json())
+    assert none["result"]["solved"] is False and none["result"]["placements"] == []
+    count = client.post("/api/polyomino/count", json={"board": "4x3", "pieces": "dominoes", "unlimited": True},
                         headers=A)
     done = wait_job(client, count.json())
-    # 4x3 with L-trominoes: 10 tilings (OEIS A084478 gives 10 for the 3x4 rectangle)
-    assert done["result"]["solutions"] == 10, done
-    assert info["pieces"][0]["size"] == 3 and bad["board"] == "3x2"
+    assert done["result"]["solutions"] == 11, done  # domino tilings of 3x4 (OEIS A001835: 1, 3, 11, 41, ...)
     gen = client.post("/api/polyomino/generate", json={"board": "4x2", "pieces": "dominoes", "copies": 4,
                                                         "pieces_left": 2, "seed": 3}, headers=A)
     done = wait_job(client, gen.json())
@@ -130,7 +129,7 @@ def test_solve_iq_level_keep_and_count_and_generate(client, web_results):
 
 
 def test_one_job_per_client_and_cancel_stops_the_search(client, web_jobs):
-    big = {"board": "10x6", "pieces": "pentominoes"}  # minutes of search: it must be stopped, not finish
+    big = {"board": "12x12", "pieces": "tetrominoes", "unlimited": True}  # far too long: it must be stopped
     job = client.post("/api/polyomino/count", json=big, headers=B).json()
     assert "one job at a time" in err(client.post("/api/polyomino/solve", json={}, headers=B), 429)
     deadline = time.monotonic() + 1800
@@ -141,7 +140,7 @@ def test_one_job_per_client_and_cancel_stops_the_search(client, web_jobs):
     assert client.delete(f"/api/jobs/{job['id']}").status_code == 200
     done = wait_job(client, job)
     assert done["status"] == "cancelled" and done["error"] == "cancelled"
-    assert done["progress"]["classes"] < 2339
+    assert done["progress"]["nodes"] > 0
     w = web_jobs.workers()[0]
     assert w["state"] == "idle" and w["started"] == spawned  # stopped between batches; the worker stays warm
     assert [j["id"] for j in client.get("/api/jobs", headers=B).json()["jobs"]] == [job["id"]]
