@@ -11,6 +11,7 @@ is terminated and replaced by a fresh one, so a cancelled search always stops.
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
 import threading
 import time
 import traceback
@@ -78,6 +79,14 @@ def _worker_main(conn, cancel, warm: tuple[str, ...], results_dir: str) -> None:
     from puzzlebatch.web import tasks
 
     ctx = tasks.Context(conn, cancel, Path(results_dir))
+    parent = os.getppid()
+
+    def orphaned() -> None:  # the server died without stopping us (SIGKILL): do not search on alone
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(0)
+
+    threading.Thread(target=orphaned, daemon=True).start()
     t0 = time.perf_counter()
     try:
         tasks.warm(warm)
