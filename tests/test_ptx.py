@@ -35,7 +35,7 @@ SCRIPT = textwrap.dedent("""
         dispatcher.get_current_device = lambda cc=cc: type("Target", (), {"compute_capability": cc})()
         for module in [snake_rules, polyomino_rules, cubes_rules, cutsearch_rules]:
             twins = compile_rules(module, "cuda")
-            for name, twin in vars(twins).items():
+            for name, twin in twins.functions.items():
                 params = inspect.signature(twin.py_func).parameters
                 sig = tuple(ARRAY.get(p, types.int64) for p in params)
                 ptx, _ = cuda.compile_ptx(twin.py_func, sig, device=True, cc=cc)
