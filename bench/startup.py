@@ -18,6 +18,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import shutil
 import statistics
 import subprocess
@@ -44,14 +45,21 @@ COMMANDS = [
 ]
 
 
-def _run(argv: list[str], env: dict, cwd: Path) -> tuple[float, dict | list, str]:
-    t0 = time.perf_counter()
+def _cpu_children() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def _run(argv: list[str], env: dict, cwd: Path) -> tuple[float, dict | list, float]:
+    """Wall time, JSON document and CPU time (user + system: what a busy machine does not inflate) of one
+    process."""
+    c0, t0 = _cpu_children(), time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "puzzlebatch", *argv], capture_output=True, text=True, env=env,
                           cwd=cwd)
-    wall = time.perf_counter() - t0
+    wall, cpu = time.perf_counter() - t0, _cpu_children() - c0
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(argv)} failed ({proc.returncode}): {proc.stderr[-2000:]}")
-    return wall, json.loads(proc.stdout), proc.stderr
+    return wall, json.loads(proc.stdout), cpu
 
 
 def _compile_seconds(doc) -> float | None:
@@ -77,15 +85,18 @@ def measure(label: str, src: Path, env_base: dict, tmp: Path, repeat: int, comma
         argv = [a.replace("{solutions}", str(sol_path)) for a in argv]
         if argv[0] == "sliding":
             argv = argv + ["--cache-dir", str(tmp / "pdb")]
-        cold_wall, doc, _ = _run(argv, env, tmp)
+        shutil.rmtree(cache, ignore_errors=True)  # cold: an empty compile cache for every command
+        cold_wall, doc, cold_cpu = _run(argv, env, tmp)
         if not check(doc):
             raise SystemExit(f"{label}: {name}: wrong answer: {json.dumps(doc)[:500]}")
         warm = [_run(argv, env, tmp) for _ in range(repeat)]
-        rows.append({"command": name, "argv": argv, "cold_s": round(cold_wall, 3),
+        rows.append({"command": name, "argv": argv, "cold_s": round(cold_wall, 3), "cold_cpu_s": round(cold_cpu, 3),
                      "cold_compile_s": _compile_seconds(doc),
                      "warm_median_s": round(statistics.median(w for w, _, _ in warm), 3),
+                     "warm_cpu_median_s": round(statistics.median(c for _, _, c in warm), 3),
                      "warm_compile_s": _compile_seconds(warm[-1][1]), "answer": _answer(doc)})
-        print(f"  {label:6s} {name:50s} cold {cold_wall:7.2f} s   warm {rows[-1]['warm_median_s']:6.2f} s",
+        print(f"  {label:6s} {name:50s} cold {cold_wall:7.2f} s ({cold_cpu:6.2f} s CPU)   warm "
+              f"{rows[-1]['warm_median_s']:6.2f} s ({rows[-1]['warm_cpu_median_s']:5.2f} s CPU)",
               file=sys.stderr, flush=True)
     return rows
 
@@ -180,16 +191,18 @@ def _print(results: dict, pyonly: float, args) -> None:
           f"{platform.python_version()}, load average {load:.1f}; python -c pass: {pyonly:.2f} s")
     after = results["after"]
     before = results.get("before")
-    head = f"{'command':50s} {'after cold':>10s} {'(compile)':>9s} {'after warm':>10s}"
+    print("wall seconds (CPU seconds of the process in brackets: load does not inflate them)")
+    head = f"{'command':44s} {'after cold':>17s} {'after warm':>15s}"
     if before:
-        head += f" {'before 1st':>10s} {'before 2nd':>10s} {'warm ratio':>10s}"
+        head += f" {'before 1st':>17s} {'before 2nd':>17s} {'warm ratio':>10s}"
     print(head)
     for k, r in enumerate(after):
-        line = (f"{r['command']:50s} {r['cold_s']:9.2f}s {r['cold_compile_s'] or 0:8.1f}s "
-                f"{r['warm_median_s']:9.2f}s")
+        line = (f"{r['command'][:44]:44s} {r['cold_s']:7.2f} ({r['cold_cpu_s']:6.2f}) "
+                f"{r['warm_median_s']:6.2f} ({r['warm_cpu_median_s']:5.2f})")
         if before:
             b = before[k]
-            line += f" {b['cold_s']:9.2f}s {b['warm_median_s']:9.2f}s {b['warm_median_s'] / r['warm_median_s']:9.1f}x"
+            line += (f" {b['cold_s']:7.2f} ({b['cold_cpu_s']:6.2f}) {b['warm_median_s']:7.2f} "
+                     f"({b['warm_cpu_median_s']:6.2f}) {b['warm_median_s'] / r['warm_median_s']:9.1f}x")
         print(line)
     imp = f"import + build_parser: after {results['after_import_s']:.2f} s"
     if before:

@@ -31,6 +31,8 @@ import threading
 from functools import lru_cache
 from pathlib import Path
 
+from puzzlebatch.jit import clock
+
 ENV_CACHE_DIR = "PUZZLEBATCH_CACHE_DIR"
 ENV_NO_CACHE = "PUZZLEBATCH_NO_CACHE"  # "1": compile in memory, read and write nothing
 
@@ -96,6 +98,16 @@ class _WriteState:
 
 
 write_state = _WriteState()
+
+
+def _note() -> str:
+    """What a first compile's announcement says about this cache."""
+    if caching_disabled() or write_state.writable is False:
+        return "not cached"
+    return "first run, cached afterwards"
+
+
+clock.cache_note = _note
 
 
 # -- source keys ---------------------------------------------------------------------------------------------------
@@ -299,16 +311,12 @@ class _SafeCacheMixin:
                           f"({type(e).__name__}); recompiling")
                 data = None
         if data is None:
-            from puzzlebatch.jit.clock import note_miss
-
-            note_miss(self._py_func, timed=self._timed_misses)
+            clock.note_miss(self._py_func, timed=self._timed_misses)
         return data
 
     def save_overload(self, sig, data):
         if self._timed_misses:
-            from puzzlebatch.jit.clock import note_saved
-
-            note_saved()
+            clock.note_saved()
         if caching_disabled():
             return
         folder = Path(self._cache_path)
