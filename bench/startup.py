@@ -94,7 +94,9 @@ def measure(label: str, src: Path, env_base: dict, tmp: Path, repeat: int, comma
                      "cold_compile_s": _compile_seconds(doc),
                      "warm_median_s": round(statistics.median(w for w, _, _ in warm), 3),
                      "warm_cpu_median_s": round(statistics.median(c for _, _, c in warm), 3),
-                     "warm_compile_s": _compile_seconds(warm[-1][1]), "answer": _answer(doc)})
+                     "warm_compile_s": _compile_seconds(warm[-1][1]), "answer": _answer(doc),
+                     "nodes": doc.get("nodes") if isinstance(doc, dict) else None,
+                     "work_seconds": [w[1].get("seconds") for w in warm] if isinstance(doc, dict) else None})
         print(f"  {label:6s} {name:50s} cold {cold_wall:7.2f} s ({cold_cpu:6.2f} s CPU)   warm "
               f"{rows[-1]['warm_median_s']:6.2f} s ({rows[-1]['warm_cpu_median_s']:5.2f} s CPU)",
               file=sys.stderr, flush=True)
@@ -140,6 +142,9 @@ def main() -> None:
     args = ap.parse_args()
     commands = [c for c in COMMANDS if not args.only or any(o in c[0] for o in args.only)]
     env = dict(os.environ)
+    # as on a user's machine: Python keeps the modules' bytecode (some sandboxes switch that off, which costs every
+    # process ~0.15 s of compiling Python source, a cost no user sees)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     with tempfile.TemporaryDirectory(prefix="pb-startup-") as d:
         tmp = Path(d)
         sol_path, sols = _reference_solutions(tmp)
@@ -203,6 +208,13 @@ def _print(results: dict, pyonly: float, args) -> None:
             b = before[k]
             line += (f" {b['cold_s']:7.2f} ({b['cold_cpu_s']:6.2f}) {b['warm_median_s']:7.2f} "
                      f"({b['warm_cpu_median_s']:6.2f}) {b['warm_median_s'] / r['warm_median_s']:9.1f}x")
+        print(line)
+    rates = [(r["command"], r["nodes"], min(r["work_seconds"]), min(b["work_seconds"]) if before else None)
+             for r, b in zip(after, before or after) if r.get("nodes") and r.get("work_seconds")]
+    for name, nodes, mine, theirs in rates:
+        line = f"search rate, {name}: {nodes / mine / 1e6:.2f} M nodes/s after"
+        if before and theirs:
+            line += f", {nodes / theirs / 1e6:.2f} M nodes/s before (best of the warm runs; same nodes)"
         print(line)
     imp = f"import + build_parser: after {results['after_import_s']:.2f} s"
     if before:
