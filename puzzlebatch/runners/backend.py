@@ -58,9 +58,19 @@ def cpu_description() -> str:
     return f"{model} ({os.cpu_count()} logical cores)"
 
 
+def nvidia_driver_present() -> bool:
+    """A cheap look for an NVIDIA driver before importing numba.cuda (about half a second): its device nodes or
+    its /proc entry on Linux (``/dev/dxg`` under WSL); on other systems, assume it may be there."""
+    if platform.system() == "Darwin":
+        return False
+    if platform.system() != "Linux" or os.environ.get("NUMBA_CUDA_DRIVER"):
+        return True
+    return any(os.path.exists(p) for p in ("/dev/nvidiactl", "/dev/nvidia0", "/proc/driver/nvidia", "/dev/dxg"))
+
+
 def gpu_info() -> dict | None:
     """Name, compute capability and memory of GPU 0, or None when there is no real GPU."""
-    if simulator_enabled():
+    if simulator_enabled() or not nvidia_driver_present():
         return None
     try:
         from numba import cuda
@@ -83,6 +93,9 @@ def gpu_info() -> dict | None:
 def select_backend(requested: str = "auto") -> Backend:
     """Resolve ``auto|cpu|cuda`` to the backend that will run.
 
+    numba itself is imported here, before any work is timed: a result's ``seconds`` is the search, not the
+    import of its compiler (about half a second).
+
     Raises
     ------
     BackendUnavailableError
@@ -90,6 +103,13 @@ def select_backend(requested: str = "auto") -> Backend:
     ValueError
         ``requested`` is not one of ``auto``, ``cpu``, ``cuda``.
     """
+    backend = _select(requested)
+    import numba  # noqa: F401
+
+    return backend
+
+
+def _select(requested: str) -> Backend:
     if requested not in REQUESTS:
         raise ValueError(f"unknown backend {requested!r}: expected one of {', '.join(REQUESTS)}")
     if requested == "cpu":
