@@ -88,9 +88,12 @@ def shot(page, tmp_path, name):
     return path
 
 
-def _norm(cells):
-    lo = [min(c[i] for c in cells) for i in range(2)]
-    return sorted((c[0] - lo[0], c[1] - lo[1]) for c in cells)
+def wait_outcome(page, ok: str, error: str) -> None:
+    """Wait until the page shows ``ok`` or ``error`` (CSS selectors); fail at once, with the page's message, on
+    ``error`` rather than waiting out the timeout."""
+    page.wait_for_selector(f"{ok}, {error}", state="attached")
+    if page.locator(error).count():
+        raise AssertionError(f"the page says: {page.locator(error).first.inner_text()}")
 
 
 def _ghost(page):
@@ -134,7 +137,7 @@ def test_workshop_build_an_iq_level_by_clicks_and_solve(page, server, tmp_path):
     assert sum(1 for o in owners if o) == sum(len(p["cells"]) for p in chosen)
     shot(page, tmp_path, "workshop-level")
     page.click("#ws-solve")
-    page.wait_for_selector("#ws-message.ok")
+    wait_outcome(page, "#ws-message.ok", "#ws-message.error")
     assert page.inner_text("#ws-message").startswith("Solved")
     cells = page.eval_on_selector_all("rect[data-cell]", "rs => rs.map(r => [r.dataset.cell, r.dataset.owner])")
     assert len(cells) == 55 and all(owner for _, owner in cells), "every cell covered"
@@ -155,11 +158,11 @@ def test_replay_problem_24_to_the_end(page, server, tmp_path, capsys):
     from puzzlebatch.web.hextris import references
 
     page.goto(server + "/#replay")
-    page.wait_for_selector('#rp-problem option[value="24"]')
+    page.wait_for_selector('#rp-problem option[value="24"]', state="attached")  # options are never "visible"
     page.select_option("#rp-problem", "24")
     page.select_option("#rp-seed", "18")
     page.click("#rp-load")
-    page.wait_for_selector('body[data-replay-loaded="24:18"]')
+    wait_outcome(page, 'body[data-replay-loaded="24:18"]', "#rp-message.error")
     page.select_option("#rp-speed", "500")
     page.click("#rp-play")
     page.wait_for_timeout(1500)
@@ -190,7 +193,7 @@ def test_sliding_page(page, server, tmp_path):
     page.fill("#sl-tiles", "8 6 7 2 5 4 3 0 1")
     page.wait_for_selector("#sl-parity.ok")
     page.click("#sl-solve")
-    page.wait_for_selector("body[data-sliding-solved]")
+    wait_outcome(page, "body[data-sliding-solved]", "#sl-message.error")
     assert page.evaluate("document.body.dataset.slidingSolved") == "31"
     for _ in range(12):
         page.click("#sl-next")
@@ -214,7 +217,7 @@ def test_results_browser_shows_a_run_made_here(page, server, tmp_path, web_resul
     page.wait_for_selector("table[data-table=items]")
     assert page.locator("table[data-table=items] tr.selectable").count() == 5
     page.locator("table[data-table=items] tr.selectable").nth(2).click()
-    page.wait_for_selector('#rs-drawing[data-kind="polyomino"] rect[data-owner="D"]')
+    page.wait_for_selector('#rs-drawing[data-kind="polyomino"]:has(div:text("row 3 of 5")) rect[data-owner="D"]')
     owners = page.eval_on_selector_all("#rs-drawing rect", "rs => rs.map(r => r.dataset.owner)")
     assert len(owners) == 8 and all(o == "D" for o in owners)
     shot(page, tmp_path, "results")

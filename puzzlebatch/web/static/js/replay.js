@@ -113,7 +113,7 @@ function render() {
   const k = upperBound(rec.phrasesA, i - 1, 4, 2);
   if (k < rec.phrases.count && rec.phrasesA[4 * k + 1] < i) phrase = k;
   $("rp-phrase").textContent = phrase === null ? "–" : rec.phrases.names[rec.phrasesA[4 * phrase]];
-  if (!st.playing || st.frames.length % 6 === 0) textView(i, phrase);
+  if (!st.playing || st.frames.length % 6 === 0 || phrase !== st.shownPhrase) { textView(i, phrase); st.shownPhrase = phrase; }
   $("rp-scrub").value = i;
   st.draws.push(performance.now() - t0);
 }
@@ -192,7 +192,7 @@ async function fillSeeds() {
 export async function start() {
   const { problems } = await api("/api/hextris/problems");
   st.problems = problems;
-  for (const p of problems) $("rp-problem").add(new Option(`${p.id}: ${p.width}×${p.height}, ${p.source_length} units, ${p.seeds.length} seeds`, p.id));
+  for (const p of problems) $("rp-problem").add(new Option(`${p.id}: ${p.width}×${p.height}, ${p.source_length} units, ${p.seeds.length} seed${p.seeds.length === 1 ? "" : "s"}`, p.id));
   $("rp-problem").value = "24";
   fillSeeds();
   $("rp-problem").addEventListener("change", fillSeeds);

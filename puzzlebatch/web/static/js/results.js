@@ -17,11 +17,30 @@ function table(parent, headers, rows, onRow) {
     if (onRow) { row.className = "selectable"; row.addEventListener("click", () => onRow(k)); }
     for (const v of r) {
       const td = row.insertCell();
-      if (typeof v === "object" && v !== null) { td.className = "json"; td.textContent = JSON.stringify(v); } else td.textContent = fmt(v);
+      if (typeof v === "object" && v !== null) jsonCell(td, v); else td.textContent = fmt(v);
     }
   });
   parent.appendChild(t);
   return t;
+}
+
+// A parameters or result object: its first few plain values in one line, the whole object one click away.
+function jsonCell(td, v) {
+  td.className = "json";
+  if (Array.isArray(v) && v.length <= 16 && v.every((x) => x === null || typeof x !== "object")) {
+    td.textContent = JSON.stringify(v);
+    return;
+  }
+  const plain = Object.entries(v).filter(([, x]) => x === null || typeof x !== "object");
+  if (plain.length <= 3 && plain.length === Object.keys(v).length) { td.textContent = JSON.stringify(v); return; }
+  const details = document.createElement("details");
+  const summary = document.createElement("summary");
+  summary.textContent = Array.isArray(v) ? `${v.length} values: ${JSON.stringify(v.slice(0, 8)).slice(0, -1)}, …]`
+    : plain.slice(0, 3).map(([k, x]) => `${k}: ${fmt(x)}`).join(", ") + " …";
+  const pre = document.createElement("pre");
+  pre.textContent = JSON.stringify(v, null, 1);
+  details.append(summary, pre);
+  td.appendChild(details);
 }
 
 async function files() {
@@ -82,12 +101,16 @@ async function openRun(run, offset) {
   } catch (e) { say($("rs-message"), e.message, "error"); }
 }
 
+let drawing = 0;  // the latest drawRow call: an earlier one whose answer comes later draws nothing
+
 async function drawRow(run, row) {
   const box = $("rs-drawing");
-  box.textContent = "";
-  box.className = "drawing";
+  const mine = ++drawing;
   try {
     const s = await api("/api/results/solution?" + q({ path: st.file, run, row }));
+    if (mine !== drawing) return;
+    box.textContent = "";
+    box.className = "drawing";
     const h = document.createElement("div"); h.className = "muted"; h.textContent = `${s.family} ${s.algorithm}, row ${row + 1} of ${s.rows}`;
     box.appendChild(h);
     ({ polyomino: drawPolyomino, snake: drawSnake, cubes: drawCubes, sliding: drawSliding, hextris: drawHextris })[s.kind](box, s, run, row);
