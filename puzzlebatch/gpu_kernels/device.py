@@ -5,43 +5,20 @@ instances, a GA run, a set of playouts).  Tables and pattern databases go up onc
 and stay; per-batch inputs are copied into buffers that are allocated once and reused (:meth:`DeviceSession.put`),
 through pinned host memory so the copies are asynchronous; arrays that already live on the device (CuPy or numba
 device arrays) are used where they are, without a copy.  Kernels run on the session's stream, so the host can
-prepare batch k+1 while batch k runs.  :class:`Transfers` counts the bytes moved each way and the launches; every
+prepare batch k+1 while batch k runs.  :class:`~puzzlebatch.transfers.Transfers` counts the bytes moved each way and the launches; every
 GPU-capable command reports them (``h2d_bytes``, ``d2h_bytes``, ``launches``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 from numba import cuda
 
 from puzzlebatch.gpu_kernels import geometry
+from puzzlebatch.transfers import Transfers
 from puzzlebatch.xp import as_namespace_array, cupy_module, is_device_array
-
-
-@dataclass
-class Transfers:
-    """Bytes copied host -> device and device -> host, and kernel launches."""
-
-    h2d_bytes: int = 0
-    d2h_bytes: int = 0
-    launches: int = 0
-
-    def to_json(self) -> dict:
-        return {"h2d_bytes": int(self.h2d_bytes), "d2h_bytes": int(self.d2h_bytes), "launches": int(self.launches)}
-
-    def copy(self) -> "Transfers":
-        return Transfers(self.h2d_bytes, self.d2h_bytes, self.launches)
-
-    def __add__(self, other: "Transfers") -> "Transfers":
-        return Transfers(self.h2d_bytes + other.h2d_bytes, self.d2h_bytes + other.d2h_bytes,
-                         self.launches + other.launches)
-
-    def __sub__(self, other: "Transfers") -> "Transfers":
-        return Transfers(self.h2d_bytes - other.h2d_bytes, self.d2h_bytes - other.d2h_bytes,
-                         self.launches - other.launches)
 
 
 @lru_cache(maxsize=1)

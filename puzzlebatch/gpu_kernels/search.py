@@ -18,7 +18,8 @@ from numba import cuda  # a module global: the simulator swaps it for its fake i
 
 from puzzlebatch import jit
 from puzzlebatch.cpu_fallback.search import family_label
-from puzzlebatch.gpu_kernels.device import DeviceSession, Transfers
+from puzzlebatch.gpu_kernels.device import DeviceSession
+from puzzlebatch.transfers import Transfers
 from puzzlebatch.puzzles import search
 from puzzlebatch.puzzles.search import OUT_WIDTH
 from puzzlebatch.xp import cupy_module

@@ -1,0 +1,72 @@
+"""Transfer accounting: bytes moved host -> device and device -> host, and kernel launches, per run.
+
+Every GPU-capable command reports them (``h2d_bytes``, ``d2h_bytes``, ``launches`` in its JSON document and its
+HDF5 run), whatever the backend: the CUDA launchers count what their device session moves
+(:mod:`puzzlebatch.gpu_kernels.device`); on the CPU nothing moves and :class:`CountingDrivers` counts the launches
+of the ``prange`` drivers, so the two backends' figures sit side by side.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+KEYS = ("h2d_bytes", "d2h_bytes", "launches")
+
+
+@dataclass
+class Transfers:
+    """Bytes copied host -> device and device -> host, and kernel launches."""
+
+    h2d_bytes: int = 0
+    d2h_bytes: int = 0
+    launches: int = 0
+
+    def to_json(self) -> dict:
+        return {"h2d_bytes": int(self.h2d_bytes), "d2h_bytes": int(self.d2h_bytes), "launches": int(self.launches)}
+
+    def copy(self) -> "Transfers":
+        return Transfers(self.h2d_bytes, self.d2h_bytes, self.launches)
+
+    def __add__(self, other: "Transfers") -> "Transfers":
+        return Transfers(self.h2d_bytes + other.h2d_bytes, self.d2h_bytes + other.d2h_bytes,
+                         self.launches + other.launches)
+
+    def __sub__(self, other: "Transfers") -> "Transfers":
+        return Transfers(self.h2d_bytes - other.h2d_bytes, self.d2h_bytes - other.d2h_bytes,
+                         self.launches - other.launches)
+
+
+def zero() -> dict:
+    return dict.fromkeys(KEYS, 0)
+
+
+def add(a: dict, b: dict) -> dict:
+    """Two transfer documents added up."""
+    return {k: int(a.get(k, 0)) + int(b.get(k, 0)) for k in KEYS}
+
+
+class CountingDrivers:
+    """A CPU compile unit whose batch drivers (the names in ``counted``) count their calls as launches; every
+    other attribute is the unit's."""
+
+    def __init__(self, drivers, counted: tuple[str, ...]) -> None:
+        self._drivers = drivers
+        self._counted = frozenset(counted)
+        self.transfers = Transfers()
+
+    def __getattr__(self, name: str):
+        fn = getattr(self._drivers, name)
+        if name not in self._counted:
+            return fn
+
+        def counted(*args):
+            self.transfers.launches += 1
+            return fn(*args)
+
+        return counted
+
+
+def transfers_of(drivers) -> dict:
+    """The transfer document of a launcher (CUDA) or of :class:`CountingDrivers` (CPU); zeros otherwise."""
+    t = getattr(drivers, "transfers", None)
+    return t.to_json() if isinstance(t, Transfers) else zero()
