@@ -15,11 +15,27 @@ KEYS = ("h2d_bytes", "d2h_bytes", "launches")
 
 @dataclass
 class Transfers:
-    """Bytes copied host -> device and device -> host, and kernel launches."""
+    """Bytes copied host -> device and device -> host, and kernel launches.
+
+    Count with :meth:`h2d`, :meth:`d2h` and :meth:`launch`: they also add to this process's totals, from which a
+    command (:func:`command_transfers`) and a results-store run (:func:`since`) take their share.
+    """
 
     h2d_bytes: int = 0
     d2h_bytes: int = 0
     launches: int = 0
+
+    def h2d(self, nbytes: int) -> None:
+        self.h2d_bytes += int(nbytes)
+        PROCESS.h2d_bytes += int(nbytes)
+
+    def d2h(self, nbytes: int) -> None:
+        self.d2h_bytes += int(nbytes)
+        PROCESS.d2h_bytes += int(nbytes)
+
+    def launch(self, n: int = 1) -> None:
+        self.launches += n
+        PROCESS.launches += n
 
     def to_json(self) -> dict:
         return {"h2d_bytes": int(self.h2d_bytes), "d2h_bytes": int(self.d2h_bytes), "launches": int(self.launches)}
@@ -34,6 +50,32 @@ class Transfers:
     def __sub__(self, other: "Transfers") -> "Transfers":
         return Transfers(self.h2d_bytes - other.h2d_bytes, self.d2h_bytes - other.d2h_bytes,
                          self.launches - other.launches)
+
+
+#: everything this process moved and launched (only the methods above add to it)
+PROCESS = Transfers()
+_command_start = [PROCESS.to_json()]
+
+
+def snapshot() -> dict:
+    """This process's totals now (take the difference later with :func:`since`)."""
+    return PROCESS.to_json()
+
+
+def since(start: dict) -> dict:
+    """What this process moved and launched since ``start`` (a :func:`snapshot`)."""
+    now = PROCESS.to_json()
+    return {k: now[k] - int(start.get(k, 0)) for k in KEYS}
+
+
+def start_command() -> None:
+    """Start counting a command (the command line calls it first)."""
+    _command_start[0] = snapshot()
+
+
+def command_transfers() -> dict:
+    """What this command moved and launched so far."""
+    return since(_command_start[0])
 
 
 def zero() -> dict:
@@ -60,7 +102,7 @@ class CountingDrivers:
             return fn
 
         def counted(*args):
-            self.transfers.launches += 1
+            self.transfers.launch()
             return fn(*args)
 
         return counted

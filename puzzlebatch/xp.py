@@ -48,6 +48,12 @@ def namespace(*arrays) -> ModuleType:
     return np
 
 
+def namespace_for(backend) -> ModuleType:
+    """Where a run on ``backend`` keeps the arrays it reshapes between launches: CuPy on a real GPU that has it,
+    else numpy (the CPU, the simulator, a GPU without CuPy)."""
+    return (cupy_module() or np) if backend.name == "cuda" else np
+
+
 def to_host(x) -> np.ndarray:
     """A numpy array with the values of ``x`` (itself when it is one already)."""
     if isinstance(x, np.ndarray):

@@ -53,7 +53,7 @@ class DeviceSession:
             return entry[1]
         arr = np.ascontiguousarray(host)
         dev = cuda.to_device(arr, stream=self.stream)
-        self.transfers.h2d_bytes += arr.nbytes
+        self.transfers.h2d(arr.nbytes)
         self._resident[name] = (host, dev)  # keeps `host` alive: its id is never reused while cached
         return dev
 
@@ -86,8 +86,22 @@ class DeviceSession:
             np.copyto(staging, arr)
             dev.copy_to_device(staging, stream=self.stream)
             self._pinned[name][1].record(self.stream)
-        self.transfers.h2d_bytes += arr.nbytes
+        self.transfers.h2d(arr.nbytes)
         return dev
+
+    def output(self, name: str, x):
+        """Where a kernel writes ``x``: ``x`` itself when it lives on the device, else the reusable buffer
+        ``name`` (nothing copied in; copy it back with :meth:`get_back`)."""
+        if is_device_array(x):
+            return self._device_view(x)
+        return self.empty(name, x.shape, x.dtype)
+
+    def get_back(self, pairs) -> None:
+        """Copy each ``(host, device)`` pair's device array into its host array; pairs whose "host" array lives
+        on the device already are left alone (nothing moves)."""
+        for host, dev in pairs:
+            if isinstance(host, np.ndarray):
+                self.get(dev, host)
 
     def _staging(self, name: str, shape: tuple, dtype) -> np.ndarray:
         entry = self._pinned.get(name)
@@ -112,7 +126,7 @@ class DeviceSession:
         stream = stream or self.stream
         host = dev.copy_to_host(out, stream=stream) if out is not None else dev.copy_to_host(stream=stream)
         stream.synchronize()
-        self.transfers.d2h_bytes += host.nbytes
+        self.transfers.d2h(host.nbytes)
         return out if out is not None else host
 
     def get_async(self, dev, name: str) -> np.ndarray:
@@ -121,7 +135,7 @@ class DeviceSession:
         host = self._staging("d2h:" + name, dev.shape, dev.dtype)
         if dev.size:
             dev.copy_to_host(host, stream=self.stream)
-        self.transfers.d2h_bytes += host.nbytes
+        self.transfers.d2h(host.nbytes)
         return host
 
     def synchronize(self) -> None:
@@ -157,7 +171,7 @@ class DeviceSession:
             g = geometry.kernel_geometry(kernel, args, self.limits)
             self.geometries[name] = g
         kernel[blocks if blocks is not None else g.blocks_for(n_items), g.threads, self.stream](*args)
-        self.transfers.launches += 1
+        self.transfers.launch()
 
     def geometry_json(self) -> dict:
         return {name: g.to_json() for name, g in sorted(self.geometries.items())}

@@ -19,6 +19,7 @@ from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.puzzles.search import BUDGET, DONE, OUT_COUNT, OUT_DEPTH, OUT_NODES, OUT_NSOL, OUT_STATUS, \
     OUT_WIDTH, STOPPED
 from puzzlebatch.runners.backend import Backend
+from puzzlebatch.transfers import CountingDrivers
 from puzzlebatch.xp import compact
 
 
@@ -107,7 +108,7 @@ def _launcher(backend: Backend, rules: ModuleType):
     if backend.kind == "cpu":
         from puzzlebatch.cpu_fallback.search import drivers
 
-        return drivers(rules)
+        return CountingDrivers(drivers(rules), ("dfs_batch",))
     from puzzlebatch.gpu_kernels.search import launcher
 
     return launcher(rules)
@@ -163,15 +164,11 @@ class BatchDFS:
         self.pool = pool
         self._host = _host(problem.rules)
         self.kernels = _launcher(backend, problem.rules)
-        self._dfs = self.kernels.dfs_batch
-        self.launches = 0  # CPU launches (CUDA ones are counted with the transfers)
 
     @property
     def transfers(self) -> dict:
         """Bytes moved to and from the device and launches so far in this run (``h2d_bytes``, ``d2h_bytes``,
         ``launches``; no bytes on the CPU)."""
-        if self.backend.kind == "cpu":
-            return {"h2d_bytes": 0, "d2h_bytes": 0, "launches": self.launches}
         return self.kernels.transfers.to_json()
 
     # -- frontier -------------------------------------------------------------------------------------------
@@ -217,8 +214,7 @@ class BatchDFS:
         stacks = np.zeros((n, p.goal + 1), np.int32)
         out = np.zeros((n, OUT_WIDTH), np.int64)
         solutions = np.zeros((n, max(max_solutions, 1), width), np.int64)
-        self.launches += 1
-        self._dfs(states, stacks, batch.depths.astype(np.int32), batch.los.astype(np.int32), p.goal,
+        self.kernels.dfs_batch(states, stacks, batch.depths.astype(np.int32), batch.los.astype(np.int32), p.goal,
                   self.settings.budget, max_solutions, stop_after, solutions, out, p.tables)
         return out, states, stacks, solutions
 

@@ -17,7 +17,7 @@ from puzzlebatch.puzzles.sliding.model import DIRECTIONS, Board, direction_from_
     solvability, to_blank_first
 from puzzlebatch.runners.backend import Backend
 from puzzlebatch.transfers import CountingDrivers, transfers_of
-from puzzlebatch.xp import mark_new_nibbles, to_host
+from puzzlebatch.xp import mark_new_nibbles, namespace_for, to_host
 
 HEURISTICS = {"manhattan": rules.H_MANHATTAN, "linear-conflict": rules.H_LINEAR_CONFLICT, "pdb": rules.H_PDB}
 BFS_MAX_CELLS = 12  # 3x4 / 2x6: 12!/2 = 239,500,800 states, 120 MB of 4-bit entries
@@ -33,13 +33,6 @@ def drivers(backend: Backend):
     from puzzlebatch.gpu_kernels.sliding import launcher
 
     return launcher()
-
-
-def device_namespace(backend: Backend):
-    """Where a layer's array work runs: CuPy on a real GPU that has it, else numpy."""
-    from puzzlebatch.xp import cupy_module
-
-    return (cupy_module() or np) if backend.name == "cuda" else np
 
 
 
@@ -125,10 +118,10 @@ def bfs_run(state: BFSState, backend: Backend, *, chunk: int = 1 << 19, on_layer
     rows, cols, n = state.rows, state.cols, state.n
     fact = factorials(n)
     cls = int(rules.state_class(np.array(goal_board(rows, cols, state.goal).tiles, np.int64), n, cols))
-    xp = device_namespace(backend)
+    xp = namespace_for(backend)
     if xp is not np:  # the table and the frontier move to the device once, for the whole run
         state.packed, state.frontier = xp.asarray(state.packed), xp.asarray(state.frontier)
-        d.transfers.h2d_bytes += state.packed.nbytes + state.frontier.nbytes
+        d.transfers.h2d(state.packed.nbytes + state.frontier.nbytes)
     added = 0
     try:
         while len(state.frontier) and (max_layers is None or added < max_layers):
@@ -158,7 +151,7 @@ def bfs_run(state: BFSState, backend: Backend, *, chunk: int = 1 << 19, on_layer
     finally:
         if xp is not np:
             state.packed, state.frontier = to_host(state.packed), to_host(state.frontier)
-            d.transfers.d2h_bytes += state.packed.nbytes + state.frontier.nbytes
+            d.transfers.d2h(state.packed.nbytes + state.frontier.nbytes)
         state.transfers = transfers_of(d)
     return state
 

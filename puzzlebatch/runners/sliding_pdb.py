@@ -27,7 +27,7 @@ from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.errors import PuzzleInputError
 from puzzlebatch.puzzles.sliding import rules
 from puzzlebatch.runners.backend import Backend
-from puzzlebatch.xp import mark_new_bits, to_host
+from puzzlebatch.xp import mark_new_bits, namespace_for, to_host
 
 # Partitions of the tiles for the blank-first goal (tile t's home is cell t).  Ours, in the spirit of Korf &
 # Felner's figures: compact blocks of neighbouring home cells.
@@ -95,7 +95,7 @@ def build_pattern(rows: int, cols: int, tiles, backend: Backend, folder: Path, *
 
     Raises KeyboardInterrupt through after checkpointing when interrupted between layers.
     """
-    from puzzlebatch.runners.sliding import device_namespace, drivers
+    from puzzlebatch.runners.sliding import drivers
     from puzzlebatch.transfers import transfers_of
 
     n, k = rows * cols, len(tiles)
@@ -120,10 +120,10 @@ def build_pattern(rows: int, cols: int, tiles, backend: Backend, folder: Path, *
         frontier = np.array([code], np.int64)
         depth, seconds, counts = 0, 0.0, [1]
     d = drivers(backend)
-    xp = device_namespace(backend)
+    xp = namespace_for(backend)
     if xp is not np:  # the tables and the frontier stay on the device for the whole build
         dist, visited, frontier = xp.asarray(dist), xp.asarray(visited), xp.asarray(frontier)
-        d.transfers.h2d_bytes += dist.nbytes + visited.nbytes + frontier.nbytes
+        d.transfers.h2d(dist.nbytes + visited.nbytes + frontier.nbytes)
     last_ck = time.perf_counter()
     layers = 0
     while len(frontier) and (max_layers is None or layers < max_layers):
@@ -150,11 +150,11 @@ def build_pattern(rows: int, cols: int, tiles, backend: Backend, folder: Path, *
         if len(frontier) and (time.perf_counter() - last_ck >= checkpoint_every or max_layers is not None):
             _checkpoint(partial, to_host(dist), to_host(visited), to_host(frontier), depth, seconds, counts)
             if xp is not np:
-                d.transfers.d2h_bytes += dist.nbytes + visited.nbytes + frontier.nbytes
+                d.transfers.d2h(dist.nbytes + visited.nbytes + frontier.nbytes)
             last_ck = time.perf_counter()
     if xp is not np:
         dist, frontier = to_host(dist), to_host(frontier)
-        d.transfers.d2h_bytes += dist.nbytes + frontier.nbytes
+        d.transfers.d2h(dist.nbytes + frontier.nbytes)
     traffic = transfers_of(d)  # this process's share of the build (a resumed build: since resuming)
     if len(frontier):
         return partial  # stopped early by max_layers (tests, resumable)
