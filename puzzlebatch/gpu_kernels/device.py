@@ -36,6 +36,7 @@ class DeviceSession:
         self.limits = _limits()
         self.geometries: dict[str, geometry.Geometry] = {}
         self._resident: dict[str, tuple[object, object]] = {}
+        self.uploads: dict[str, int] = {}  # how many times each resident array was uploaded (tests: once a run)
         self._buffers: dict[str, object] = {}
         self._pinned: dict[str, tuple[np.ndarray, object]] = {}
 
@@ -55,6 +56,7 @@ class DeviceSession:
         dev = cuda.to_device(arr, stream=self.stream)
         self.transfers.h2d(arr.nbytes)
         self._resident[name] = (host, dev)  # keeps `host` alive: its id is never reused while cached
+        self.uploads[name] = self.uploads.get(name, 0) + 1
         return dev
 
     def resident_names(self) -> list[str]:
