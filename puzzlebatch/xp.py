@@ -89,9 +89,19 @@ def compact(xp: ModuleType, mask, *arrays) -> tuple:
     """The rows of each array where ``mask`` is true, in order: a stream compaction by prefix sum.
 
     ``cumsum(mask) - 1`` is each kept row's place; the rows not kept are all scattered to one spare row past the
-    end.  Nothing here waits for the device: returns ``(count, *buffers)`` with ``count`` a 0-d array and each
-    buffer ``n + 1`` rows long, the first ``count`` of them the kept rows (:func:`compacted` cuts them).
+    end.  On the device nothing here waits for the GPU: returns ``(count, *buffers)`` with ``count`` a 0-d array
+    and each buffer at least ``count`` rows long, its first ``count`` rows the kept ones (:func:`compacted` cuts
+    them).  numpy takes the mask directly (its boolean indexing is the same compaction, done in C).
     """
+    if xp is np:
+        idx = np.flatnonzero(mask)
+        return (np.int64(len(idx)), *(a[idx] for a in arrays))
+    return compact_by_scatter(xp, mask, *arrays)
+
+
+def compact_by_scatter(xp: ModuleType, mask, *arrays) -> tuple:
+    """:func:`compact` written with a prefix sum and one scatter per array, which never waits for a GPU (what
+    CuPy runs; on numpy it gives the same rows)."""
     n = int(mask.shape[0])
     place = xp.cumsum(mask.astype(xp.int64)) - 1
     count = place[-1] + 1 if n else xp.zeros((), xp.int64)

@@ -91,6 +91,10 @@ def test_compaction_by_prefix_sum_keeps_the_rows_in_order(mask, width):
     tags = np.arange(len(mask), dtype=np.int32) * 7
     count, a, b = X.compacted(np, mask, rows, tags)
     assert count == mask.sum() and np.array_equal(a, rows[mask]) and np.array_equal(b, tags[mask])
+    # the formulation CuPy runs (no wait for the device), on numpy
+    k, a2, b2 = X.compact_by_scatter(np, mask, rows, tags)
+    assert int(k) == count and np.array_equal(a2[:count], a) and np.array_equal(b2[:count], b)
+    assert a2.shape[0] == len(mask) + 1
 
 
 def _reference_carrier(pop, fit, children, child_fit, carriers):
@@ -156,6 +160,28 @@ def test_geometry_from_the_device_and_from_the_config(monkeypatch):
 
 
 # -- the simulator: tables uploaded once per run, transfers counted -------------------------------------------------
+
+@pytest.mark.gpu
+def test_the_batch_summary_is_the_count_and_the_stopped_items(cpu):
+    from puzzlebatch.runners import search as RS
+    from puzzlebatch.runners.search import Frontier, SearchTotals
+
+    chain, box = random_chain(Box(2, 3, 4), 3)[0], Box(2, 3, 4)
+    probe = BatchDFS(snake.problem(chain, box), cpu, SearchSettings(budget=10**9))
+    batch = probe.expand(Frontier.root(probe.problem), SearchTotals(), 40)
+    batch.weights[:] = np.arange(1, len(batch) + 1)
+    budget = int(np.median(probe.run_batch(batch, 0, 0)[0][:, RS.OUT_NODES]))  # about half the items stop
+    dfs = BatchDFS(snake.problem(chain, box), cpu, SearchSettings(budget=budget))
+    out, states, stacks, _ = dfs.run_batch(batch, 0, 0)
+    stopped = out[:, RS.OUT_STATUS] == RS.BUDGET
+    assert 0 < stopped.sum() < len(batch)
+    scalars, rows = RS.batch_summary(np, out, batch.weights, batch.depths, states, stacks)
+    assert list(scalars) == [(out[:, RS.OUT_COUNT] * batch.weights).sum(), out[:, RS.OUT_NODES].sum(), stopped.sum()]
+    k = int(scalars[2])
+    for got, want in zip(rows, (states[stopped], stacks[stopped], batch.depths[stopped], out[stopped, RS.OUT_DEPTH],
+                                batch.weights[stopped])):
+        assert np.array_equal(got[:k], want)
+
 
 @pytest.mark.gpu
 def test_a_count_uploads_its_tables_once_and_pipelines_its_batches(cpu, gpu):

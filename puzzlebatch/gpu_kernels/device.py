@@ -153,7 +153,10 @@ class DeviceSession:
         """A context in which CuPy queues its work on the session's stream (in order with the kernels)."""
         cp = cupy_module()
         handle = self.stream.handle
-        ptr = handle.value if hasattr(handle, "value") else int(handle)
+        try:
+            ptr = int(handle)  # cuda-python's CUstream
+        except TypeError:
+            ptr = handle.value  # a ctypes pointer (numba's ctypes binding)
         return cp.cuda.ExternalStream(ptr)
 
     def namespace_view(self, dev, name: str):

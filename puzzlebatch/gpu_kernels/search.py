@@ -119,6 +119,9 @@ class SearchKernels:
         scalars = np.array(pending.scalars)
         k = int(scalars[2])
         s = self.session
+        if k == 0:
+            return scalars, tuple(np.empty((0,) + tuple(r.shape[1:]), r.dtype) for r in pending.device_rows)
+        # Only the budget-stopped items come back, on the copy stream: the next batch's kernel is not waited for.
         rows = tuple(s.get(cuda.as_cuda_array(r[:k]), stream=s.copy_stream) for r in pending.device_rows)
         return scalars, rows
 

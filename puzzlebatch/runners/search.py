@@ -119,8 +119,8 @@ def batch_summary(xp, out, weights, roots, states, stacks):
 
     Returns ``(scalars, rows)``: ``scalars`` = [the weighted count, the nodes, how many items ran out of budget]
     and ``rows`` = (states, stacks, roots, depths reached, weights) of those items, compacted in order by a prefix
-    sum (:func:`puzzlebatch.xp.compact`: buffers one row longer than the batch; the first ``scalars[2]`` rows
-    count).  Nothing in it waits for the device.
+    sum (:func:`puzzlebatch.xp.compact`: buffers at least that long, the first ``scalars[2]`` rows count).
+    Nothing in it waits for the device.
     """
     stopped = out[:, OUT_STATUS] == BUDGET
     scalars = xp.stack([(out[:, OUT_COUNT] * weights).sum(), out[:, OUT_NODES].sum(),
