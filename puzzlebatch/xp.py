@@ -176,11 +176,19 @@ def roulette_cumsum(xp: ModuleType, fit):
     return xp.cumsum(xp.maximum(fit, 0.0) + 1e-9)
 
 
+def _lexsort(xp: ModuleType, keys: tuple):
+    """``lexsort`` (last key primary): numpy takes the keys as they are, CuPy one 2-D array of them (float64
+    holds the integer keys here exactly: indices and carriers below 2**53)."""
+    if xp is np:
+        return np.lexsort(keys)
+    return xp.lexsort(xp.stack([k.astype(xp.float64) for k in keys]))
+
+
 def replace_by_carrier(xp: ModuleType, pop, fit, children, child_fit, carriers) -> int:
     """Carrier elitism, in place: per carrier its fittest child (then the lowest index) replaces it when at least
     as fit.  Returns how many slots changed."""
     idx = xp.arange(children.shape[0])
-    order = xp.lexsort(xp.stack([idx.astype(xp.float64), -child_fit, carriers.astype(xp.float64)]))
+    order = _lexsort(xp, (idx, -child_fit, carriers))
     sorted_carriers = carriers[order]
     first = xp.concatenate([xp.ones(1, bool), sorted_carriers[1:] != sorted_carriers[:-1]])
     best = order[first]
@@ -196,6 +204,6 @@ def replace_plus(xp: ModuleType, pop, fit, children, child_fit) -> tuple:
     allpop = xp.concatenate([children, pop])
     allfit = xp.concatenate([child_fit, fit])
     idx = xp.arange(allfit.shape[0])
-    order = xp.lexsort(xp.stack([idx.astype(xp.float64), -allfit]))[: pop.shape[0]]
+    order = _lexsort(xp, (idx, -allfit))[: pop.shape[0]]
     changed = int((order < children.shape[0]).sum())
     return xp.ascontiguousarray(allpop[order]), allfit[order].copy(), changed
