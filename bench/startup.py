@@ -18,6 +18,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import shutil
 import statistics
 import subprocess
@@ -44,14 +45,21 @@ COMMANDS = [
 ]
 
 
-def _run(argv: list[str], env: dict, cwd: Path) -> tuple[float, dict | list, str]:
-    t0 = time.perf_counter()
+def _cpu_children() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def _run(argv: list[str], env: dict, cwd: Path) -> tuple[float, dict | list, float]:
+    """Wall time, JSON document and CPU time (user + system: what a busy machine does not inflate) of one
+    process."""
+    c0, t0 = _cpu_children(), time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "puzzlebatch", *argv], capture_output=True, text=True, env=env,
                           cwd=cwd)
-    wall = time.perf_counter() - t0
+    wall, cpu = time.perf_counter() - t0, _cpu_children() - c0
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(argv)} failed ({proc.returncode}): {proc.stderr[-2000:]}")
-    return wall, json.loads(proc.stdout), proc.stderr
+    return wall, json.loads(proc.stdout), cpu
 
 
 def _compile_seconds(doc) -> float | None:
@@ -71,22 +79,26 @@ def measure(label: str, src: Path, env_base: dict, tmp: Path, repeat: int, comma
     cache = tmp / f"cache-{label}"
     env = dict(env_base, PUZZLEBATCH_CACHE_DIR=str(cache), PYTHONPATH=str(src))
     env.pop("NUMBA_ENABLE_CUDASIM", None)
-    # the pattern databases are data, not compiled code: build them once, outside the timings
     shutil.rmtree(cache, ignore_errors=True)
     rows = []
     for name, argv, check in commands:
         argv = [a.replace("{solutions}", str(sol_path)) for a in argv]
         if argv[0] == "sliding":
             argv = argv + ["--cache-dir", str(tmp / "pdb")]
-        cold_wall, doc, _ = _run(argv, env, tmp)
+        shutil.rmtree(cache, ignore_errors=True)  # cold: an empty compile cache for every command
+        cold_wall, doc, cold_cpu = _run(argv, env, tmp)
         if not check(doc):
             raise SystemExit(f"{label}: {name}: wrong answer: {json.dumps(doc)[:500]}")
         warm = [_run(argv, env, tmp) for _ in range(repeat)]
-        rows.append({"command": name, "argv": argv, "cold_s": round(cold_wall, 3),
+        rows.append({"command": name, "argv": argv, "cold_s": round(cold_wall, 3), "cold_cpu_s": round(cold_cpu, 3),
                      "cold_compile_s": _compile_seconds(doc),
                      "warm_median_s": round(statistics.median(w for w, _, _ in warm), 3),
-                     "warm_compile_s": _compile_seconds(warm[-1][1]), "answer": _answer(doc)})
-        print(f"  {label:6s} {name:50s} cold {cold_wall:7.2f} s   warm {rows[-1]['warm_median_s']:6.2f} s",
+                     "warm_cpu_median_s": round(statistics.median(c for _, _, c in warm), 3),
+                     "warm_compile_s": _compile_seconds(warm[-1][1]), "answer": _answer(doc),
+                     "nodes": doc.get("nodes") if isinstance(doc, dict) else None,
+                     "work_seconds": [w[1].get("seconds") for w in warm] if isinstance(doc, dict) else None})
+        print(f"  {label:6s} {name:50s} cold {cold_wall:7.2f} s ({cold_cpu:6.2f} s CPU)   warm "
+              f"{rows[-1]['warm_median_s']:6.2f} s ({rows[-1]['warm_cpu_median_s']:5.2f} s CPU)",
               file=sys.stderr, flush=True)
     return rows
 
@@ -98,6 +110,15 @@ def _answer(doc) -> str:
         if key in doc:
             return f"{key}={doc[key]}"
     return ""
+
+
+def build_pdbs(env_base: dict, tmp: Path) -> None:
+    """The pattern databases are data, not compiled code: build them once, outside the timings, with a compile
+    cache of their own (so that the timed runs still start cold)."""
+    env = dict(env_base, PUZZLEBATCH_CACHE_DIR=str(tmp / "cache-pdb-build"), PYTHONPATH=str(ROOT))
+    env.pop("NUMBA_ENABLE_CUDASIM", None)
+    subprocess.run([sys.executable, "-m", "puzzlebatch", "sliding", "pdb", "build", "6-6-3", "--cache-dir",
+                    str(tmp / "pdb")], env=env, cwd=tmp, check=True, capture_output=True)
 
 
 def suite(src: Path, env_base: dict, tmp: Path, label: str) -> float:
@@ -121,6 +142,9 @@ def main() -> None:
     args = ap.parse_args()
     commands = [c for c in COMMANDS if not args.only or any(o in c[0] for o in args.only)]
     env = dict(os.environ)
+    # as on a user's machine: Python keeps the modules' bytecode (some sandboxes switch that off, which costs every
+    # process ~0.15 s of compiling Python source, a cost no user sees)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     with tempfile.TemporaryDirectory(prefix="pb-startup-") as d:
         tmp = Path(d)
         sol_path, sols = _reference_solutions(tmp)
@@ -131,10 +155,14 @@ def main() -> None:
                            check=True)
             trees.insert(0, ("before", base))
         try:
+            if any(c[1][0] == "sliding" for c in commands):
+                build_pdbs(env, tmp)
             pyonly = statistics.median(_bare(["-c", "pass"], env) for _ in range(5))
             results = {}
             for label, src in trees:
-                results[label] = measure(label, src, env, tmp, args.repeat, commands, sol_path)
+                # before the disk cache every process compiles: one second run shows it
+                results[label] = measure(label, src, env, tmp, 1 if label == "before" else args.repeat, commands,
+                                         sol_path)
                 imp = dict(env, PYTHONPATH=str(src))
                 results[label + "_import_s"] = round(statistics.median(
                     _bare(["-c", "import puzzlebatch.cli as c; c.build_parser()"], imp) for _ in range(5)), 3)
@@ -168,16 +196,25 @@ def _print(results: dict, pyonly: float, args) -> None:
           f"{platform.python_version()}, load average {load:.1f}; python -c pass: {pyonly:.2f} s")
     after = results["after"]
     before = results.get("before")
-    head = f"{'command':50s} {'after cold':>10s} {'(compile)':>9s} {'after warm':>10s}"
+    print("wall seconds (CPU seconds of the process in brackets: load does not inflate them)")
+    head = f"{'command':44s} {'after cold':>17s} {'after warm':>15s}"
     if before:
-        head += f" {'before 1st':>10s} {'before 2nd':>10s} {'warm ratio':>10s}"
+        head += f" {'before 1st':>17s} {'before 2nd':>17s} {'warm ratio':>10s}"
     print(head)
     for k, r in enumerate(after):
-        line = (f"{r['command']:50s} {r['cold_s']:9.2f}s {r['cold_compile_s'] or 0:8.1f}s "
-                f"{r['warm_median_s']:9.2f}s")
+        line = (f"{r['command'][:44]:44s} {r['cold_s']:7.2f} ({r['cold_cpu_s']:6.2f}) "
+                f"{r['warm_median_s']:6.2f} ({r['warm_cpu_median_s']:5.2f})")
         if before:
             b = before[k]
-            line += f" {b['cold_s']:9.2f}s {b['warm_median_s']:9.2f}s {b['warm_median_s'] / r['warm_median_s']:9.1f}x"
+            line += (f" {b['cold_s']:7.2f} ({b['cold_cpu_s']:6.2f}) {b['warm_median_s']:7.2f} "
+                     f"({b['warm_cpu_median_s']:6.2f}) {b['warm_median_s'] / r['warm_median_s']:9.1f}x")
+        print(line)
+    rates = [(r["command"], r["nodes"], min(r["work_seconds"]), min(b["work_seconds"]) if before else None)
+             for r, b in zip(after, before or after) if r.get("nodes") and r.get("work_seconds")]
+    for name, nodes, mine, theirs in rates:
+        line = f"search rate, {name}: {nodes / mine / 1e6:.2f} M nodes/s after"
+        if before and theirs:
+            line += f", {nodes / theirs / 1e6:.2f} M nodes/s before (best of the warm runs; same nodes)"
         print(line)
     imp = f"import + build_parser: after {results['after_import_s']:.2f} s"
     if before:

@@ -77,10 +77,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     from puzzlebatch import transfers
-    from puzzlebatch.jit.clock import start_command
+    from puzzlebatch.jit.clock import end_command, start_command
 
     start_command()
     transfers.start_command()
+    try:
+        return _run(argv)
+    finally:
+        transfers.end_command()
+        end_command()
+
+
+def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

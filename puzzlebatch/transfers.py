@@ -54,7 +54,7 @@ class Transfers:
 
 #: everything this process moved and launched (only the methods above add to it)
 PROCESS = Transfers()
-_command_start = [PROCESS.to_json()]
+_command_starts: list[dict] = []  # a stack: a command may run others in process (a job file, ``warmup``)
 
 
 def snapshot() -> dict:
@@ -69,13 +69,19 @@ def since(start: dict) -> dict:
 
 
 def start_command() -> None:
-    """Start counting a command (the command line calls it first)."""
-    _command_start[0] = snapshot()
+    """Start counting a command (the command line calls it first; :func:`end_command` when it is done).
+    Commands run by a command get their own count, on top."""
+    _command_starts.append(snapshot())
+
+
+def end_command() -> None:
+    if _command_starts:
+        _command_starts.pop()
 
 
 def command_transfers() -> dict:
-    """What this command moved and launched so far."""
-    return since(_command_start[0])
+    """What the current command moved and launched so far (this process so far, without a command)."""
+    return since(_command_starts[-1] if _command_starts else zero())
 
 
 def zero() -> dict:

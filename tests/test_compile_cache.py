@@ -183,3 +183,56 @@ def test_dask_workers_load_from_the_shared_cache(tmp_path):
     workers = doc["work"]["workers"]
     assert workers and all(w["compile_seconds"] == 0 for w in workers.values()), workers
     assert doc["embeddings"] == alone["embeddings"] > 0
+
+
+def test_a_terminal_is_told_when_a_first_run_compiles(tmp_path):
+    """On a terminal, stderr says that the kernels are compiling (once per family), and only the first time."""
+    import pty
+    import select
+
+    def stderr_on_a_terminal(cache):
+        master, slave = pty.openpty()
+        proc = subprocess.Popen([sys.executable, "-m", "puzzlebatch", *COUNT, "--out", str(tmp_path / "t.h5")],
+                                stdout=subprocess.PIPE, stderr=slave, env=_env(cache), cwd=tmp_path)
+        os.close(slave)
+        chunks = []
+        while True:
+            ready, _, _ = select.select([master], [], [], 1.0)
+            if ready:
+                try:
+                    data = os.read(master, 4096)
+                except OSError:  # the child closed its side
+                    break
+                if not data:
+                    break
+                chunks.append(data)
+            elif proc.poll() is not None:
+                break
+        proc.wait()
+        os.close(master)
+        assert proc.returncode == 0
+        return b"".join(chunks).decode(errors="replace")
+
+    cache = tmp_path / "cache"
+    first = stderr_on_a_terminal(cache)
+    assert first.count("compiling snake kernels (first run, cached afterwards)") == 1, first
+    second = stderr_on_a_terminal(cache)
+    assert "compiling" not in second, second
+
+
+def test_every_compiled_function_goes_through_a_compile_unit():
+    """A bare ``@njit`` or ``cuda.jit`` elsewhere would compile again in every process (or be cached by numba's
+    own stamp, stale after an edit of a function it calls): everything compiled is built by puzzlebatch.jit."""
+    import re
+
+    bare = re.compile(r"^\s*(@\s*(numba\.)?(njit|jit|vectorize|guvectorize|cfunc)\b(?!\.)|.*\b(njit|cuda\.jit)\s*\()",
+                      re.MULTILINE)
+    offenders = []
+    for path in PACKAGE.rglob("*.py"):
+        if path.parent.name == "jit":
+            continue
+        for m in bare.finditer(path.read_text(encoding="utf-8")):
+            line = m.group(0).strip()
+            if not line.startswith("#"):
+                offenders.append(f"{path.relative_to(PACKAGE)}: {line}")
+    assert not offenders, "\n".join(offenders)

@@ -42,6 +42,10 @@ SCRIPT = textwrap.dedent("""
                 assert ".target sm_%d%d" % cc in ptx
                 done.append("%s.%s@sm_%d%d" % (module.__name__, name, *cc))
             kernel = drivers(module).kernel
+            # the kernel keeps its compiled code in the unit's disk-cache folder (per compute capability)
+            from puzzlebatch.jit.cache import cuda_cache_class
+            assert isinstance(kernel._cache, cuda_cache_class()), type(kernel._cache)
+            assert kernel._cache.cache_path.endswith(drivers(module).unit.folder.rsplit("/", 1)[-1])
             i64, i32 = types.int64, types.int32
             sig = (i64[:, ::1], i32[:, ::1], i32[::1], i32[::1], i64, i64, i64, i64, i64[:, :, ::1], i64[:, ::1],
                    i64[::1])

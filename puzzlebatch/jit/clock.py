@@ -70,17 +70,21 @@ def compile_seconds() -> float:
         return _total[0]
 
 
+def _default_note() -> str:
+    return "first run, cached afterwards"
+
+
+#: what the announcement says about caching; :mod:`puzzlebatch.jit.cache` replaces it with its own state
+cache_note = _default_note
+
+
 def announce(label: str | None) -> None:
     """Say once per unit label, on a terminal, that its code is being compiled."""
     if not label or label in _announced:
         return
     _announced.add(label)
     if _stderr_is_terminal():
-        from puzzlebatch.jit.cache import caching_disabled, write_state
-
-        how = "first run, cached afterwards" if write_state.writable is not False and not caching_disabled() \
-            else "not cached"
-        print(f"compiling {label} kernels ({how})…", file=sys.stderr, flush=True)
+        print(f"compiling {label} kernels ({cache_note()})…", file=sys.stderr, flush=True)
 
 
 def _stderr_is_terminal() -> bool:
@@ -141,21 +145,28 @@ def work_clock() -> float:
     return time.perf_counter() - compile_seconds()
 
 
-_command: list[Stopwatch] = []
+_command: list[Stopwatch] = []  # a stack: a command may run others in process (a job file, ``warmup``)
 
 
 def start_command() -> Stopwatch:
-    """Start the stopwatch of the command this process runs (the CLI calls it before parsing the verb's input)."""
-    _command[:] = [Stopwatch()]
-    return _command[0]
+    """Start the stopwatch of a command (the CLI calls it before parsing the verb's input); :func:`end_command`
+    stops it.  Commands run by a command (a job file's instances) get their own, on top."""
+    watch = Stopwatch()
+    _command.append(watch)
+    return watch
+
+
+def end_command() -> None:
+    if _command:
+        _command.pop()
 
 
 def command_compile_seconds() -> float:
-    """Seconds compiled since the command started (since this process started compiling, without a command)."""
-    return round(_command[0].compile_seconds if _command else compile_seconds(), 3)
+    """Seconds compiled since the current command started (since this process started, without a command)."""
+    return round(_command[-1].compile_seconds if _command else compile_seconds(), 3)
 
 
 def command_timings() -> dict:
-    """``{"seconds", "compile_seconds"}`` of the command so far (see :class:`Stopwatch`)."""
-    watch = _command[0] if _command else Stopwatch()
+    """``{"seconds", "compile_seconds"}`` of the current command so far (see :class:`Stopwatch`)."""
+    watch = _command[-1] if _command else Stopwatch()
     return watch.timings()

@@ -33,6 +33,8 @@ import types
 from types import ModuleType
 from typing import Callable, Iterable, Literal
 
+from puzzlebatch.jit import cache, clock
+
 Target = Literal["cpu", "cuda"]
 
 _MARK = "__puzzlebatch_jit__"
@@ -97,8 +99,6 @@ class Unit:
                  aliases: dict[str, str] | None = None) -> None:
         if target not in ("cpu", "cuda"):
             raise ValueError(f"unknown compile target {target!r}: expected 'cpu' or 'cuda'")
-        from puzzlebatch.jit import cache, clock
-
         clock.install()
         self.label = label
         self.target = target
@@ -141,8 +141,6 @@ class Unit:
         self.functions = overlay
 
     def _compile(self, clone: types.FunctionType, mark, inline: bool) -> Callable:
-        from puzzlebatch.jit import cache
-
         kind, options = mark if mark is not None else (None, {})
         if self.target == "cpu":
             from numba import njit

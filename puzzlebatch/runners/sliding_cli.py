@@ -153,11 +153,13 @@ def _result_text(r) -> str:
 
 
 def _check_max_len(args) -> None:
-    from puzzlebatch.gpu_kernels.sliding import MAX_LEN as CUDA_MAX_LEN
-
     if args.max_len < 1:
         raise PuzzleInputError(f"--max-len {args.max_len}: must be at least 1")
-    if args.backend == "cuda" and args.max_len > CUDA_MAX_LEN:
+    if args.backend != "cuda":
+        return
+    from puzzlebatch.gpu_kernels.sliding import MAX_LEN as CUDA_MAX_LEN  # imports numba.cuda: only when asked
+
+    if args.max_len > CUDA_MAX_LEN:
         raise PuzzleInputError(f"--max-len {args.max_len}: the CUDA backend handles at most {CUDA_MAX_LEN} moves")
 
 
