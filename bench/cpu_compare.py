@@ -138,7 +138,7 @@ def main() -> int:
                 answers.setdefault(c, {}).setdefault(label, r["answer"])
     print(f"load average before the summary: {os.getloadavg()[0]:.2f}; {args.repeat} runs per checkout; "
           f"this = {trees['this']}, other = {trees['other']}")
-    print(f"| workload | this (median) | other (median) | other / this | same answer |")
+    print("| workload | this (median) | other (median) | other / this | same answer |")
     print("|---|---:|---:|---:|---|")
     rows = {}
     for c in args.cases:

@@ -5,8 +5,8 @@ instances, a GA run, a set of playouts).  Tables and pattern databases go up onc
 and stay; per-batch inputs are copied into buffers that are allocated once and reused (:meth:`DeviceSession.put`),
 through pinned host memory so the copies are asynchronous; arrays that already live on the device (CuPy or numba
 device arrays) are used where they are, without a copy.  Kernels run on the session's stream, so the host can
-prepare batch k+1 while batch k runs.  :class:`~puzzlebatch.transfers.Transfers` counts the bytes moved each way and the launches; every
-GPU-capable command reports them (``h2d_bytes``, ``d2h_bytes``, ``launches``).
+prepare batch k+1 while batch k runs.  :class:`~puzzlebatch.transfers.Transfers` counts the bytes moved each way
+and the launches; every GPU-capable command reports them (``h2d_bytes``, ``d2h_bytes``, ``launches``).
 """
 
 from __future__ import annotations

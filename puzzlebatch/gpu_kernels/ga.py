@@ -1,7 +1,7 @@
 """CUDA kernels of the generic GA: one thread per child (grid-stride), the same per-item code as the CPU.
 
-Same driver names and signatures as :mod:`puzzlebatch.cpu_fallback.ga`, on host numpy arrays or device arrays.  The kernels are
-templates compiled together with a family's operators (:func:`puzzlebatch.ga.compile.ga_unit`).
+Same driver names and signatures as :mod:`puzzlebatch.cpu_fallback.ga`, on host numpy arrays or device arrays.
+The kernels are templates compiled together with a family's operators (:func:`puzzlebatch.ga.compile.ga_unit`).
 """
 # ruff: noqa: F821  -- names resolved in the compile unit
 

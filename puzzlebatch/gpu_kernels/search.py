@@ -1,8 +1,9 @@
 """CUDA kernels of the batch DFS: one thread per work item (grid-stride), the same per-item DFS as the CPU.
 
 Same driver name and signature as :mod:`puzzlebatch.cpu_fallback.search` (``dfs_batch``), taking and returning
-host numpy arrays; the launcher moves them to and from the device, keeping the tables there for the whole run.  ``dfs_kernel`` is a template compiled together
-with a family's rules (``dfs_item`` is resolved by name in the compile unit).
+host numpy arrays; the launcher moves them to and from the device, keeping the tables there for the whole run.
+``dfs_kernel`` is a template compiled together with a family's rules (``dfs_item`` is resolved by name in the
+compile unit).
 """
 # ruff: noqa: F821  -- names resolved in the compile unit
 
