@@ -103,6 +103,8 @@ class CountingDrivers:
         self.transfers = Transfers()
 
     def __getattr__(self, name: str):
+        if name.startswith("_"):  # not set yet (unpickling): no recursion
+            raise AttributeError(name)
         fn = getattr(self._drivers, name)
         if name not in self._counted:
             return fn

@@ -332,3 +332,16 @@ def test_array_steps_on_cupy_equal_numpy():
     n1 = X.replace_by_carrier(np, pop, fit, children, child_fit, carriers)
     n2 = X.replace_by_carrier(cp, d_pop, d_fit, cp.asarray(children), cp.asarray(child_fit), cp.asarray(carriers))
     assert n1 == n2 and np.array_equal(pop, d_pop.get()) and np.array_equal(fit, d_fit.get())
+
+
+def test_counted_cpu_drivers_survive_pickling():
+    """Dask ships objects holding the drivers to its workers."""
+    import pickle
+
+    from puzzlebatch.cpu_fallback.search import drivers
+    from puzzlebatch.puzzles.snake import rules
+    from puzzlebatch.transfers import CountingDrivers
+
+    d = CountingDrivers(drivers(rules), ("dfs_batch",))
+    back = pickle.loads(pickle.dumps(d))
+    assert back.transfers.launches == 0 and back.split_batch is not None
