@@ -335,8 +335,8 @@ def test_array_steps_on_cupy_equal_numpy():
 
 
 def test_counted_cpu_drivers_survive_pickling():
-    """Dask ships objects holding the drivers to its workers."""
-    import pickle
+    """Dask ships objects holding the drivers to its workers (with cloudpickle)."""
+    pickle = pytest.importorskip("cloudpickle", reason="cloudpickle comes with the dist extra")
 
     from puzzlebatch.cpu_fallback.search import drivers
     from puzzlebatch.puzzles.snake import rules
