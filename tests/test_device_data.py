@@ -192,6 +192,7 @@ def test_a_count_uploads_its_tables_once_and_pipelines_its_batches(cpu, gpu):
     session = dfs.kernels.session
     assert totals.batches >= 3 and len(rest) == 0
     assert session.uploads == {"tables": 1}, "a later batch uploaded a table again"
+    assert dfs.overlapped > 0, "no batch was queued while another ran"
     t = dfs.transfers
     assert t["launches"] == totals.batches
     per_item = dfs.problem.root.shape[0] * 8 + 8  # a state, its root and lo: what a batch uploads besides tables

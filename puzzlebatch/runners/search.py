@@ -95,7 +95,9 @@ class SearchSettings:
 
 def default_settings(backend: Backend) -> SearchSettings:
     if backend.name == "cuda":
-        return SearchSettings(budget=1 << 16, batch_size=1 << 20, frontier_target=1 << 16,
+        # A frontier of two batches: the count keeps one batch running while the host splits the other's
+        # unfinished items (not tuned on a GPU yet: bench/gpu.py measures it).
+        return SearchSettings(budget=1 << 16, batch_size=1 << 17, frontier_target=1 << 18,
                               first_batch_size=1 << 14)
     if backend.name == "cudasim":  # every simulated thread is a Python thread: keep it small
         return SearchSettings(budget=1 << 12, batch_size=256, frontier_target=64, first_batch_size=64)
@@ -164,6 +166,7 @@ class BatchDFS:
         self.pool = pool
         self._host = _host(problem.rules)
         self.kernels = _launcher(backend, problem.rules)
+        self.overlapped = 0  # CUDA counts: batches queued while the one before was still running
 
     @property
     def transfers(self) -> dict:
@@ -303,6 +306,7 @@ class BatchDFS:
                                               batch.los.astype(np.int32), batch.weights, p.goal,
                                               self.settings.budget, p.tables, batch_summary)
                 submitted, slot = (batch, pending), slot ^ 1
+                self.overlapped += inflight is not None
             if inflight is not None:
                 batch_k, pending_k = inflight
                 scalars, rows = self.kernels.collect(pending_k)
