@@ -218,7 +218,7 @@ class BatchDFS:
         out = np.zeros((n, OUT_WIDTH), np.int64)
         solutions = np.zeros((n, max(max_solutions, 1), width), np.int64)
         self.kernels.dfs_batch(states, stacks, batch.depths.astype(np.int32), batch.los.astype(np.int32), p.goal,
-                  self.settings.budget, max_solutions, stop_after, solutions, out, p.tables)
+                               self.settings.budget, max_solutions, stop_after, solutions, out, p.tables)
         return out, states, stacks, solutions
 
     # -- whole searches -------------------------------------------------------------------------------------
