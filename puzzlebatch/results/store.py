@@ -4,7 +4,8 @@ Layout::
 
     <name>.h5        attrs: schema, schema_version, creator_version, created
     /runs/<run_id>/  attrs: family, algorithm, backend, device, seed, params_json, status,
-                            n_committed, started, finished, seconds, compile_seconds, result_json
+                            n_committed, started, finished, seconds, compile_seconds, result_json,
+                            h2d_bytes, d2h_bytes, launches (device traffic, added up over the processes)
         instances/   input arrays, written once
         items/       per-item results, one extendable dataset per column, all the same length
         series/<name>/ step, value, attr n   (progress over time)
@@ -30,7 +31,7 @@ from typing import Any
 import h5py
 import numpy as np
 
-from puzzlebatch import __version__
+from puzzlebatch import __version__, transfers
 from puzzlebatch.errors import PuzzleInputError
 
 SCHEMA = "puzzlebatch-results"
@@ -354,6 +355,7 @@ class Run:
         self.id: str = group.name.rsplit("/", 1)[-1]
         self._watch = Stopwatch()  # this process's share of the run: work and compiling
         self._prior_compile = float(group.attrs.get("compile_seconds", 0.0))  # earlier processes' (resumed runs)
+        self._transfers_start = transfers.snapshot()  # this process's share of the device traffic
 
     def __repr__(self) -> str:
         return f"Run({self.id!r}, n_committed={self.n_committed})"
@@ -414,6 +416,9 @@ class Run:
         if compile_seconds is None:
             compile_seconds = self._prior_compile + self._watch.compile_seconds
         self._group.attrs["compile_seconds"] = round(float(compile_seconds), 3)
+        for key, value in transfers.since(self._transfers_start).items():  # h2d_bytes, d2h_bytes, launches
+            self._group.attrs[key] = np.int64(int(self._group.attrs.get(key, 0)) + value)
+        self._transfers_start = transfers.snapshot()
         self.set_status(status)
 
     # -- instances
