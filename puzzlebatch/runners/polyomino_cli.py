@@ -456,6 +456,6 @@ def register(sub) -> None:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=run_dlx_solve)
 
-    from puzzlebatch.runners.polyomino_large_cli import extend  # large boards (issue 4): transfer, band, generate
+    from puzzlebatch.runners.polyomino_large_cli import extend  # large boards: transfer, band, generate
 
     extend(verbs)
