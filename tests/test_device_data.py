@@ -185,8 +185,8 @@ def test_the_batch_summary_is_the_count_and_the_stopped_items(cpu):
 
 @pytest.mark.gpu
 def test_a_count_uploads_its_tables_once_and_pipelines_its_batches(cpu, gpu):
-    chain, box = random_chain(Box(2, 2, 4), 1)[0], Box(2, 2, 4)
-    small = SearchSettings(budget=60, batch_size=40, frontier_target=20)
+    chain, box = random_chain(Box(2, 2, 3), 1)[0], Box(2, 2, 3)  # 644 nodes: the simulator runs them in Python
+    small = SearchSettings(budget=20, batch_size=16, frontier_target=8)
     dfs = BatchDFS(snake.problem(chain, box), gpu, small)
     totals, rest = dfs.count()
     session = dfs.kernels.session
@@ -199,13 +199,13 @@ def test_a_count_uploads_its_tables_once_and_pipelines_its_batches(cpu, gpu):
     assert dfs.problem.tables.nbytes < t["h2d_bytes"] <= dfs.problem.tables.nbytes + per_item * totals.items * 4
     ref, _ = BatchDFS(snake.problem(chain, box), cpu, small).count()
     assert (totals.count, totals.nodes) == (ref.count, ref.nodes)
-    assert totals.count == snake_oracle.count(chain.letters, (2, 2, 4))["embeddings"]
+    assert totals.count == snake_oracle.count(chain.letters, (2, 2, 3))["embeddings"]
 
 
 @pytest.mark.gpu
 def test_a_pipelined_count_stops_after_max_batches_and_resumes(cpu, gpu):
-    chain, box = random_chain(Box(2, 2, 4), 1)[0], Box(2, 2, 4)
-    small = SearchSettings(budget=60, batch_size=40, frontier_target=20)
+    chain, box = random_chain(Box(2, 2, 3), 1)[0], Box(2, 2, 3)  # 644 nodes: the simulator runs them in Python
+    small = SearchSettings(budget=20, batch_size=16, frontier_target=8)
     dfs = BatchDFS(snake.problem(chain, box), gpu, small)
     seen = []
     totals, rest = dfs.count(max_batches=2, on_batch=lambda f, t: seen.append((len(f), t.batches)))
@@ -292,10 +292,10 @@ def test_count_command_reports_transfers_in_json_and_in_the_run(tmp_path, capsys
     from puzzlebatch.cli import main
     from puzzlebatch.results.store import ResultsStore
 
-    chain = random_chain(Box(2, 2, 4), 1)[0]
+    chain = random_chain(Box(2, 3, 3), 1)[0]  # five launches of small batches
     out = tmp_path / "c.h5"
-    assert main(["snake", "count", chain.letters, "--box", "2x2x4", "--backend", "cuda", "--out", str(out),
-                 "--json"]) == 0
+    assert main(["snake", "count", chain.letters, "--box", "2x3x3", "--backend", "cuda", "--out", str(out),
+                 "--budget", "20", "--batch-size", "16", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["backend"] == "cudasim" and doc["launches"] >= 1 and doc["h2d_bytes"] > 0 and doc["d2h_bytes"] > 0
     with ResultsStore(out, "r") as store:
