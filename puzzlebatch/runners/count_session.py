@@ -49,10 +49,13 @@ class CountSession:
         Progress-bar label; ``describe`` names the problem in error messages.
     series
         Name of the running-count series stored after each batch (None: none).
+    instances
+        The input arrays stored with a new run (in the same transaction as the run).
     """
 
     def __init__(self, args, family: str, verb: str, params: dict, backend, default_out: Path,
-                 same_problem: Callable[[dict], bool], label: str, describe: str, series: str | None = None):
+                 same_problem: Callable[[dict], bool], label: str, describe: str, series: str | None = None,
+                 instances: dict | None = None):
         from puzzlebatch.results.store import ResultsStore
         from puzzlebatch.runners.distributed import open_pool
         from puzzlebatch.runners.search import Frontier, SearchTotals
@@ -82,7 +85,7 @@ class CountSession:
                 raise PuzzleInputError(f"--resume: {self.out} has no unfinished {verb} of {describe}")
         else:
             self.run = self.store.create_run(family, verb, backend=backend.name, device=backend.device, seed=None,
-                                             params=params)
+                                             params=params, instances=instances)
         self.frontier = self.totals = None
         self.elapsed = 0.0
         if args.resume:
@@ -95,10 +98,9 @@ class CountSession:
                                            items=meta["items"])
                 self.elapsed = float(meta.get("seconds", 0.0))
                 rows = int(meta.get("rows", 0))
-            # Rows committed after the checkpoint belong to work the checkpoint still holds: drop them, the
-            # resumed run finds them again (no duplicated, no missing row).
-            if self.run.n_committed > rows:
-                self.run.truncate_items(rows)
+            # Rows (and series points) committed after the checkpoint belong to work the checkpoint still holds:
+            # drop them, the resumed run finds them again (no duplicated, no missing row).
+            self.run.rewind(rows)
         self.series = series
         self.label = label
         self._t0 = time.perf_counter()

@@ -87,9 +87,9 @@ def run_solve(args) -> int:
 
         with ResultsStore(args.out, "a") as store:
             run = store.create_run("cubes", "solve", backend=backend.name, device=backend.device, seed=None,
-                                   params={"figure": str(figure), "cubes": cube_set.source})
-            run.set_instances(cells=figure.cells, cube_numbers=np.array(cube_set.numbers),
-                              cube_faces=cube_set.faces)
+                                   params={"figure": str(figure), "cubes": cube_set.source},
+                                   instances={"cells": figure.cells, "cube_numbers": np.array(cube_set.numbers),
+                                              "cube_faces": cube_set.faces})
             if result.solved:
                 run.append_items(cell=np.array([a["cell"] for a in result.assembly]),
                                  cube=np.array([a["cube"] for a in result.assembly]),
@@ -136,10 +136,9 @@ def run_count(args) -> int:
 
     session = CountSession(args, "cubes", "count", params, backend, default_out("count"), same_problem,
                            label=f"cubes count {figure}", describe=f"figure {figure} with these cubes",
-                           series="assemblies")
-    if not session.resumed:
-        session.run.set_instances(cells=figure.cells, cube_numbers=np.array(cube_set.numbers),
-                                  cube_faces=cube_set.faces)
+                           series="assemblies", instances={"cells": figure.cells,
+                                                           "cube_numbers": np.array(cube_set.numbers),
+                                                           "cube_faces": cube_set.faces})
     try:
         result, rest, totals = cubes.count(figure, cube_set, backend, settings, frontier=session.frontier,
                                            totals=session.totals, on_batch=session.on_batch,

@@ -66,8 +66,8 @@ def run_ga_cmd(args) -> int:
                                    f"{args.seed} and these settings")
     else:
         run = store.create_run("cubes", "ga", backend=backend.name, device=backend.device, seed=args.seed,
-                               params=params)
-        run.set_instances(cells=figure.cells, cube_numbers=np.array(cube_set.numbers), cube_faces=cube_set.faces)
+                               params=params, instances={"cells": figure.cells, "cube_numbers":
+                                                         np.array(cube_set.numbers), "cube_faces": cube_set.faces})
     progress = bar(f"cubes ga {figure}", unit="gen", total=config.generations)
     recorder = GARecorder(run, args.checkpoint_every, progress)
     if state is None and args.seed_layers:

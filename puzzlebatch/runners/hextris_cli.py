@@ -148,8 +148,7 @@ def _open_play_run(args, problems: list[Problem], backend, params: dict):
         store.close()
         raise PuzzleInputError(f"--resume: {out} has no unfinished play of problems {params['problems']}")
     run = store.create_run("hextris", "greedy-play", backend=backend.name, device=backend.device, seed=None,
-                           params=params)
-    run.set_instances(problem_ids=np.array(params["problems"], dtype=np.int64))
+                           params=params, instances={"problem_ids": np.array(params["problems"], dtype=np.int64)})
     return store, run
 
 

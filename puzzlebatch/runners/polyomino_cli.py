@@ -130,9 +130,7 @@ def run_count(args) -> int:
     if args.out or args.all or args.resume:  # without a file, a count is only printed
         session = CountSession(args, "polyomino", verb, params, backend, default_out(verb),
                                lambda p: p == params, label=f"polyomino {verb} {pk.board.label}",
-                               describe="this board and pieces")
-        if not session.resumed:
-            _save_problem(session.run, pk)
+                               describe="this board and pieces", instances=_problem_arrays(pk))
         on_batch = session.on_batch
     else:
         from puzzlebatch.runners.distributed import open_pool
@@ -186,7 +184,7 @@ def run_count(args) -> int:
     return 0
 
 
-def _save_problem(run, pk) -> None:
+def _problem_arrays(pk) -> dict:
     """Enough to redraw any stored solution: each option's piece and cells."""
     cells = np.full((len(pk.option_cells), max((len(c) for c in pk.option_cells), default=1), pk.board.dim), -1,
                     np.int32)
@@ -196,11 +194,11 @@ def _save_problem(run, pk) -> None:
                   np.int32)
     for k, (_, c) in enumerate(pk.preplaced):
         pre[k, :len(c)] = sorted(c)
-    run.set_instances(option_piece=np.array(pk.cover.option_group, np.int32), option_cells=cells,
-                      preplaced_piece=np.array([k for k, _ in pk.preplaced], np.int32), preplaced_cells=pre,
-                      board_size=np.array(pk.board.size, np.int32),
-                      piece_names=np.array([p.name.encode() for p in pk.pieces]),
-                      glyphs=np.array([g.encode() for g in pk.glyphs]))
+    return {"option_piece": np.array(pk.cover.option_group, np.int32), "option_cells": cells,
+            "preplaced_piece": np.array([k for k, _ in pk.preplaced], np.int32), "preplaced_cells": pre,
+            "board_size": np.array(pk.board.size, np.int32),
+            "piece_names": np.array([p.name.encode() for p in pk.pieces]),
+            "glyphs": np.array([g.encode() for g in pk.glyphs])}
 
 
 def stored_packing(run):

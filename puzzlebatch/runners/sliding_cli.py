@@ -244,8 +244,7 @@ def _solve_file(args, size) -> int:
             raise PuzzleInputError(f"--resume: {out} has no unfinished solve of {args.file}")
     else:
         run = store.create_run("sliding", "solve", backend=backend.name, device=backend.device, seed=None,
-                               params=params)
-        run.set_instances(boards=np.array([b.tiles for b, _ in instances], np.int8))
+                               params=params, instances={"boards": np.array([b.tiles for b, _ in instances], np.int8)})
     start = int(run.n_committed)
     batch = job_sizes(len(instances) - start, pool, args.batch)
     progress = bar(f"sliding solve {rows}x{cols}", unit="instance", total=len(instances))

@@ -100,10 +100,9 @@ def run_count(args) -> int:
     session = CountSession(args, "snake", "count", params, backend, default_out("count"),
                            lambda p: p.get("chain") == chain.letters and p.get("box") == str(box)
                            and bool(p.get("all")) == args.all,
-                           label=f"snake count {box}", describe=f"{chain.letters} in {box}", series="embeddings")
-    if not session.resumed:
-        session.run.set_instances(chain=np.array(chain.corners, dtype=np.int8),
-                                  box=np.array(box.dims, dtype=np.int64))
+                           label=f"snake count {box}", describe=f"{chain.letters} in {box}", series="embeddings",
+                           instances={"chain": np.array(chain.corners, dtype=np.int8),
+                                      "box": np.array(box.dims, dtype=np.int64)})
     cell_dtype = np.int16 if box.volume < 2**15 else np.int32
 
     def store_rows(cells, weights):
