@@ -32,6 +32,9 @@ import zlib
 from pathlib import Path
 
 PAGE = 4096
+# fsync at every commit (power-cut safe).  PUZZLEBATCH_STORE_FSYNC=0 keeps the journal's order, which is enough
+# for a killed process, but a power cut may then lose or damage the last commits.
+SYNC = os.environ.get("PUZZLEBATCH_STORE_FSYNC", "1") != "0"
 SPILL_BYTES = 32 << 20  # pending committed pages kept in memory before they are written early (journal first)
 _MAGIC = b"PBJRNL01"
 _HEADER = struct.Struct("<8sQQI")  # magic, nonce, committed size, page size; then crc32 of these
@@ -217,7 +220,7 @@ class JournaledFile(io.RawIOBase):
 
     def _sync_journal(self) -> None:
         if not self._jsynced and self._jfd is not None:
-            if self.failed is None and not faults.frozen:
+            if self.failed is None and not faults.frozen and SYNC:
                 os.fsync(self._jfd)
             self._jsynced = True
 
@@ -360,12 +363,13 @@ class JournaledFile(io.RawIOBase):
         try:
             self._sync_journal()
             self._write_pending()
-            if not faults.frozen:
+            if not faults.frozen and SYNC:
                 os.fsync(self._fd)
             if self._jend:  # the commit point: the journal no longer holds a transaction
                 if self._tick():
                     os.ftruncate(self._jfd, 0)
-                    os.fsync(self._jfd)
+                    if SYNC:
+                        os.fsync(self._jfd)
         except OSError as exc:
             self._fail(exc)
             raise
