@@ -4,19 +4,18 @@ from __future__ import annotations
 
 import sys
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
 
 from puzzlebatch.errors import PuzzleInputError
 
-DEFAULT_RESULTS_DIR = Path("results")
 
 
 def default_out(verb: str) -> Path:
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
-    return DEFAULT_RESULTS_DIR / f"polyomino-{verb}-{stamp}.h5"
+    from puzzlebatch.outputs import default_result_file
+
+    return default_result_file(f"polyomino-{verb}")
 
 
 def _mirror(args):

@@ -23,6 +23,7 @@ from puzzlebatch.runners.backend import Backend
 
 ENUM_BUFFER = 8  # solutions an item copies per launch when enumerating
 ENUM_BATCH = 4096  # items per launch when enumerating (the solution buffers are ENUM_BUFFER states each)
+_COMPILED: set = set()  # kernels called once in this process: their first launch timed numba's compilation
 
 
 @dataclass
@@ -85,8 +86,8 @@ class SearchSettings:
 
     # CPU defaults, measured on 4x4x4 snake counts (bench/RESULTS.md): a small frontier keeps host work low and
     # the budget re-splits whatever is unbalanced.
-    budget: int = 1 << 16  # applied moves per item per launch
-    batch_size: int = 1 << 16  # items per launch
+    budget: int = 1 << 16  # applied moves per item per launch (at most: see puzzlebatch.runners.launch)
+    batch_size: int = 1 << 16  # items per launch (at most)
     frontier_target: int = 256  # expand the root until the frontier has this many items
     first_batch_size: int = 64  # items per launch when looking for a first solution (in DFS order)
 
@@ -144,6 +145,16 @@ class BatchDFS:
         self.pool = pool
         self._host = _host(problem.rules)
         self._dfs = _dfs_batch(backend, problem.rules)
+        self._planners: dict[str, object] = {}
+
+    def planner(self, kind: str, max_items: int):
+        """The launch planner of ``count`` or ``first`` launches (kept across calls: the measured rate)."""
+        from puzzlebatch.runners.launch import planner_for
+
+        p = self._planners.get(kind)
+        if p is None or p.max_items != max(1, max_items) or p.max_budget != max(1, self.settings.budget):
+            p = self._planners[kind] = planner_for(self.settings.budget, max_items)
+        return p
 
     # -- frontier -------------------------------------------------------------------------------------------
     def frontier_target(self) -> int:
@@ -180,16 +191,24 @@ class BatchDFS:
         return frontier
 
     # -- one launch -----------------------------------------------------------------------------------------
-    def run_batch(self, batch: Frontier, max_solutions: int, stop_after: int):
-        """Run the per-item DFS on ``batch``; returns (out, states, stacks, solutions) as host arrays."""
+    def run_batch(self, batch: Frontier, max_solutions: int, stop_after: int, budget: int | None = None,
+                  planner=None):
+        """Run the per-item DFS on ``batch`` with ``budget`` nodes per item (default: the settings'); returns
+        (out, states, stacks, solutions) as host arrays.  ``planner`` records the launch's node rate."""
         p = self.problem
         n, width = batch.states.shape
         states = batch.states.copy()
         stacks = np.zeros((n, p.goal + 1), np.int32)
         out = np.zeros((n, OUT_WIDTH), np.int64)
         solutions = np.zeros((n, max(max_solutions, 1), width), np.int64)
+        t0 = time.perf_counter()
         self._dfs(states, stacks, batch.depths.astype(np.int32), batch.los.astype(np.int32), p.goal,
-                  self.settings.budget, max_solutions, stop_after, solutions, out, p.tables)
+                  self.settings.budget if budget is None else budget, max_solutions, stop_after, solutions, out,
+                  p.tables)
+        key = (id(self._dfs), max_solutions > 0)
+        if planner is not None and key in _COMPILED:
+            planner.record(int(out[:, OUT_NODES].sum()), time.perf_counter() - t0)
+        _COMPILED.add(key)
         return out, states, stacks, solutions
 
     # -- whole searches -------------------------------------------------------------------------------------
@@ -226,10 +245,12 @@ class BatchDFS:
     def _count_here(self, frontier: Frontier, totals: SearchTotals, on_batch, max_batches, sink):
         # Enumerating: each item copies up to ENUM_BUFFER solutions per launch, then stops to be split.
         size = self.settings.batch_size if sink is None else min(self.settings.batch_size, ENUM_BATCH)
+        planner = self.planner("count", size)
         while len(frontier) and (max_batches is None or totals.batches < max_batches):
-            k = min(len(frontier), size)
+            k, budget = planner.plan(len(frontier))
             batch, rest = frontier.take(slice(0, k)), frontier.take(slice(k, None))
-            out, states, stacks, sols = self.run_batch(batch, 0 if sink is None else ENUM_BUFFER, 0)
+            out, states, stacks, sols = self.run_batch(batch, 0 if sink is None else ENUM_BUFFER, 0, budget,
+                                                       planner)
             if sink is not None:
                 nsol = out[:, OUT_NSOL]
                 keep = np.arange(sols.shape[1])[None, :] < nsol[:, None]
@@ -276,11 +297,12 @@ class BatchDFS:
                 totals.solutions = totals.solutions[:1]
                 return totals, frontier
         launches = 0
+        planner = self.planner("first", self.settings.first_batch_size)
         while len(frontier) and (max_batches is None or launches < max_batches):
             launches += 1
-            k = min(len(frontier), self.settings.first_batch_size)
+            k, budget = planner.plan(len(frontier))
             batch, rest = frontier.take(slice(0, k)), frontier.take(slice(k, None))
-            out, states, stacks, solutions = self.run_batch(batch, 1, 1)
+            out, states, stacks, solutions = self.run_batch(batch, 1, 1, budget, planner)
             totals.nodes += int(out[:, OUT_NODES].sum())
             totals.batches += 1
             status = out[:, OUT_STATUS]

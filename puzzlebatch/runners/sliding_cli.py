@@ -5,7 +5,6 @@ from __future__ import annotations
 import sys
 import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
@@ -14,12 +13,12 @@ from puzzlebatch.errors import PuzzleInputError
 from puzzlebatch.puzzles.sliding.model import GOALS, Board, goal_board, parse_board, parse_size, read_instances, \
     replay, solvability
 
-DEFAULT_RESULTS_DIR = Path("results")
 
 
 def default_out(verb: str) -> Path:
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
-    return DEFAULT_RESULTS_DIR / f"sliding-{verb}-{stamp}.h5"
+    from puzzlebatch.outputs import default_result_file
+
+    return default_result_file(f"sliding-{verb}")
 
 
 def _say(msg: str) -> None:

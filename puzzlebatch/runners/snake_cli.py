@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
@@ -11,12 +10,12 @@ from puzzlebatch.errors import PuzzleInputError
 from puzzlebatch.puzzles.snake.model import SOURCE_CHAIN, Box, Chain, check_fits, default_box, parse_box, \
     parse_chain
 
-DEFAULT_RESULTS_DIR = Path("results")
 
 
 def default_out(verb: str) -> Path:
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
-    return DEFAULT_RESULTS_DIR / f"snake-{verb}-{stamp}.h5"
+    from puzzlebatch.outputs import default_result_file
+
+    return default_result_file(f"snake-{verb}")
 
 
 def _chain_and_box(args) -> tuple[Chain, Box]:
