@@ -353,7 +353,7 @@ def count_on_pool(dfs, pool: DaskPool, frontier, totals, on_batch=None, max_batc
 
     totals = totals or SearchTotals()
     if frontier is None:
-        frontier = dfs.expand(Frontier.root(dfs.problem), totals, dfs.frontier_target(), symmetric=True, sink=sink)
+        frontier = dfs.initial_frontier(totals, sink=sink)
     payload = DFSPayload.of(dfs, pool.backend_request)
     summary = summary if summary is not None else pool.summary()
     client = pool.client
@@ -498,8 +498,7 @@ def first_on_pool(dfs, pool: DaskPool, frontier, totals, item_seconds: float = D
 
     totals = totals or SearchTotals()
     if frontier is None:
-        frontier = dfs.expand(Frontier.root(dfs.problem), totals, dfs.frontier_target(), keep_solutions=1,
-                              symmetric=True)
+        frontier = dfs.initial_frontier(totals, keep_solutions=1)
         if totals.solutions:  # met during expansion: first in DFS order
             totals.solutions = totals.solutions[:1]
             return totals, frontier

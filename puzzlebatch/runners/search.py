@@ -165,6 +165,22 @@ class BatchDFS:
             return max(self.settings.frontier_target, ITEMS_PER_WORKER * self.pool.n_workers)
         return self.settings.frontier_target
 
+    def initial_frontier(self, totals: SearchTotals, keep_solutions: int = 0,
+                         sink: Callable | None = None) -> Frontier:
+        """The root expanded into work items: symmetric items merged up to the settings' ``frontier_target``,
+        then (for a cluster) expanded further without merging.
+
+        Merging is kept to the same layers whatever the number of workers, so every item, every stored solution
+        row and its weight are those of a single process: a cluster only cuts the same items finer.
+        """
+        root = Frontier.root(self.problem)
+        frontier = self.expand(root, totals, self.settings.frontier_target, keep_solutions=keep_solutions,
+                               symmetric=True, sink=sink)
+        target = self.frontier_target()
+        if target > self.settings.frontier_target and not (keep_solutions and totals.solutions):
+            frontier = self.expand(frontier, totals, target, keep_solutions=keep_solutions, sink=sink)
+        return frontier
+
     def expand(self, frontier: Frontier, totals: SearchTotals, target: int, keep_solutions: int = 0,
                symmetric: bool = False, sink: Callable | None = None) -> Frontier:
         """Expand breadth-first until the frontier has ``target`` items (or cannot grow).
@@ -233,8 +249,7 @@ class BatchDFS:
         totals = totals or SearchTotals()
         nodes0, items0 = totals.nodes, totals.items
         if frontier is None:
-            frontier = self.expand(Frontier.root(self.problem), totals, self.frontier_target(), symmetric=True,
-                                   sink=sink)
+            frontier = self.initial_frontier(totals, sink=sink)
         try:
             return self._count_here(frontier, totals, on_batch, max_batches, sink)
         finally:
@@ -291,8 +306,7 @@ class BatchDFS:
                                  summary=self.pool.work)
         totals = totals or SearchTotals()
         if frontier is None:
-            frontier = self.expand(Frontier.root(self.problem), totals, self.settings.frontier_target,
-                                   keep_solutions=1, symmetric=True)
+            frontier = self.initial_frontier(totals, keep_solutions=1)
             if totals.solutions:  # solutions met during expansion come first in DFS order
                 totals.solutions = totals.solutions[:1]
                 return totals, frontier
