@@ -193,3 +193,20 @@ def env_float(name: str, default: float, low: float, high: float) -> float:
     """A float setting from the environment, checked like an option."""
     text = os.environ.get(name, "").strip()
     return default if not text else check_value(name, text, Range(float, low, high))
+
+
+def limited(limit: Limit):
+    """An argparse ``type=`` function: a whole number from 1 to ``limit`` (read when the option is parsed)."""
+
+    def convert(text: str) -> int:
+        try:
+            n = check_value("", text, POSITIVE)
+            return limit.check(n, str(n))
+        except LimitError as exc:
+            raise argparse.ArgumentTypeError(str(exc).strip()) from None
+
+    convert.__name__ = "whole number"
+    return convert
+
+
+population = limited(POPULATION)

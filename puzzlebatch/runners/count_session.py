@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
+from puzzlebatch import limits as L
 from puzzlebatch.errors import PuzzleInputError
 
 
@@ -22,9 +23,9 @@ def add_arguments(p, what: str = "count") -> None:
     from puzzlebatch.runners.distributed import add_arguments as add_scheduler
 
     p.add_argument("--resume", action="store_true", help=f"continue the unfinished {what} in --out")
-    p.add_argument("--checkpoint-every", type=float, default=30.0, metavar="SECONDS",
+    p.add_argument("--checkpoint-every", type=L.non_negative_seconds, default=30.0, metavar="SECONDS",
                    help="save the work left this often (default 30)")
-    p.add_argument("--max-batches", type=int, help="stop after this many launches (resume later)")
+    p.add_argument("--max-batches", type=L.positive_int, help="stop after this many launches (resume later)")
     add_scheduler(p)
 
 

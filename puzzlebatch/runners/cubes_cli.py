@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
+from puzzlebatch import limits as L
 from puzzlebatch.errors import PuzzleInputError
 
 
@@ -171,9 +172,9 @@ def _common(p) -> None:
 
 
 def _search_knobs(p) -> None:
-    p.add_argument("--budget", type=int, help="DFS nodes per work item per launch")
-    p.add_argument("--batch-size", type=int, help="work items per launch")
-    p.add_argument("--frontier", type=int, help="expand the root into this many work items")
+    p.add_argument("--budget", type=L.positive_int, help="DFS nodes per work item per launch")
+    p.add_argument("--batch-size", type=L.positive_int, help="work items per launch")
+    p.add_argument("--frontier", type=L.positive_int, help="expand the root into this many work items")
     p.add_argument("--order", choices=["lookup", "exact", "fixed"], default="lookup",
                    help="branching cell: lookup = shortest candidate list (default), exact = fewest fitting "
                         "placements with forward checking, fixed = z, y, x order")

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
+from puzzlebatch import limits as L
 from puzzlebatch.errors import PuzzleInputError
 from puzzlebatch.puzzles.sliding.model import GOALS, Board, goal_board, parse_board, parse_size, read_instances, \
     replay, solvability
@@ -531,8 +532,8 @@ def register(sub) -> None:
     p.add_argument("--out", help="results file (default: results/sliding-bfs-RxC-<time>.h5)")
     p.add_argument("--json", action="store_true")
     p.add_argument("--resume", action="store_true", help="continue the unfinished bfs in --out")
-    p.add_argument("--checkpoint-every", type=float, default=60.0, metavar="SECONDS")
-    p.add_argument("--max-layers", type=int, help="stop after this many layers (resume later)")
+    p.add_argument("--checkpoint-every", type=L.non_negative_seconds, default=60.0, metavar="SECONDS")
+    p.add_argument("--max-layers", type=L.positive_int, help="stop after this many layers (resume later)")
     p.set_defaults(func=run_bfs)
 
     p = verbs.add_parser("solve", help="optimal solutions by IDA*: one board, or a file of instances")
@@ -546,8 +547,8 @@ def register(sub) -> None:
     p.add_argument("--cache-dir", help="where pattern databases are kept (default $PUZZLEBATCH_CACHE or "
                                        "~/.cache/puzzlebatch)")
     p.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
-    p.add_argument("--max-len", type=int, default=250, help="give up beyond this many moves (default 250)")
-    p.add_argument("--batch", type=int, help="instances per launch with --file (default: all at once)")
+    p.add_argument("--max-len", type=L.positive_int, default=250, help="give up beyond this many moves (default 250)")
+    p.add_argument("--batch", type=L.positive_int, help="instances per launch with --file (default: all at once)")
     p.add_argument("--out", help="results file for --file (default: results/sliding-solve-<time>.h5)")
     p.add_argument("--resume", action="store_true", help="with --file: continue the unfinished run in --out")
     from puzzlebatch.runners.distributed import add_arguments as add_scheduler
@@ -566,8 +567,8 @@ def register(sub) -> None:
     b.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
     b.add_argument("--cache-dir")
     b.add_argument("--force", action="store_true", help="rebuild databases that exist")
-    b.add_argument("--checkpoint-every", type=float, default=60.0, metavar="SECONDS")
-    b.add_argument("--max-layers", type=int, help="stop after this many layers of one pattern (resume later)")
+    b.add_argument("--checkpoint-every", type=L.non_negative_seconds, default=60.0, metavar="SECONDS")
+    b.add_argument("--max-layers", type=L.positive_int, help="stop after this many layers of one pattern (resume later)")
     b.add_argument("--json", action="store_true")
     add_scheduler(b)  # one pattern per task
     b.set_defaults(func=run_pdb_build)

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
+from puzzlebatch import limits as L
 from puzzlebatch.errors import PuzzleInputError
 from puzzlebatch.puzzles.snake.model import SOURCE_CHAIN, Box, Chain, check_fits, default_box, parse_box, \
     parse_chain
@@ -158,9 +159,9 @@ def _common(p, backend=True) -> None:
     p.add_argument("--box", help="AxBxC target box (default: the n x n x n cube of the chain's length)")
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
-    p.add_argument("--budget", type=int, help="DFS nodes per work item per launch")
-    p.add_argument("--batch-size", type=int, help="work items per launch")
-    p.add_argument("--frontier", type=int, help="expand the root into this many work items")
+    p.add_argument("--budget", type=L.positive_int, help="DFS nodes per work item per launch")
+    p.add_argument("--batch-size", type=L.positive_int, help="work items per launch")
+    p.add_argument("--frontier", type=L.positive_int, help="expand the root into this many work items")
 
 
 def register(sub) -> None:
@@ -189,7 +190,7 @@ def register(sub) -> None:
 
     p = verbs.add_parser("generate", help="random chains that fold into a box (random Hamiltonian paths)")
     p.add_argument("--box", default="3x3x3")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--count", type=int, default=1)
+    p.add_argument("--seed", type=L.seed, default=0)
+    p.add_argument("--count", type=L.positive_int, default=1)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=run_generate)
