@@ -75,7 +75,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     stdout (``--json | head -1``) ends the command quietly."""
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as exc:  # a bad option (already said in one line), --help or --version
+            return exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT
+        from puzzlebatch.outputs import check_cli_outputs
+
+        check_cli_outputs(args)
         code = int(args.func(args) or 0)
         sys.stdout.flush()  # a closed pipe shows here, inside the handlers, not at exit
         return code

@@ -128,6 +128,25 @@ def make_output_dir(path: str | os.PathLike, what: str = "output folder") -> Pat
     return path
 
 
+FILE_OPTIONS = ("png", "gif", "text", "save_weights")  # argparse dests of single output files
+FOLDER_OPTIONS = ("out", "cache_dir")  # outputs whose folder must exist (a file, or a folder made there)
+
+
+def check_cli_outputs(args) -> None:
+    """Before a command does any work: every output it was given can be written where it was asked (the folder
+    exists, the file is not a folder).  Nothing is created here."""
+    for name in FILE_OPTIONS:
+        value = getattr(args, name, None)
+        if isinstance(value, str) and value:
+            check_output(value, "--" + name.replace("_", "-"))
+    for name in FOLDER_OPTIONS:
+        value = getattr(args, name, None)
+        if isinstance(value, str) and value and not Path(value).exists():
+            parent = Path(value).parent
+            if not parent.is_dir():
+                raise PuzzleInputError(f"--{name.replace('_', '-')} {value}: directory {parent} does not exist")
+
+
 def default_result_file(stem: str) -> Path:
     """``results/<stem>-<UTC time>.h5``, creating ``results/`` (one level, here) if needed."""
     try:

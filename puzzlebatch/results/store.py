@@ -23,10 +23,13 @@ is reported instead of misread; numeric item columns and checkpoint arrays carry
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
+import signal
 import sys
+import threading
 import time
 from collections.abc import Collection
 from datetime import datetime, timezone
@@ -93,30 +96,54 @@ def say(message: str) -> None:
     print(f"puzzlebatch: {message}", file=sys.stderr)
 
 
+@contextlib.contextmanager
+def _sigint_deferred():
+    """Hold Ctrl-C back until the block ends (then raise it): an interrupt inside HDF5's callbacks would leave
+    the library's view of the file half-updated, and the next commit would write it."""
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield
+        return
+    caught = []
+    signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    if caught:
+        raise KeyboardInterrupt
+
+
 def _transaction(method):
     """Run a mutating method as one transaction: check the store is writable, commit at the end, and turn a
     failed write (disk full, I/O error) into one line naming the file; the file then stays as of its last
-    commit."""
+    commit.  Ctrl-C waits for the commit."""
 
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
         store = self if isinstance(self, ResultsStore) else self._store
         store._require_writable()
-        try:
-            value = method(self, *args, **kwargs)
-            store._commit()
-            journal.check_crash()
-        except (OSError, RuntimeError, KeyError) as exc:
-            journal.check_crash()
-            io_failed = store._io is not None and store._io.failed is not None
-            if not io_failed and not isinstance(exc, OSError):
-                raise
-            cause = store._io.failed if io_failed else exc
-            raise PuzzleInputError(f"{store.path}: cannot write ({_reason(cause)}); the file keeps its last "
-                                   "commit") from None
-        return value
+        with _sigint_deferred():
+            return _run(store, method, self, args, kwargs)
 
     return wrapper
+
+
+def _run(store, method, self, args, kwargs):
+    """``method`` then the commit; a failed write becomes one line naming the file."""
+    try:
+        value = method(self, *args, **kwargs)
+        store._commit()
+        journal.check_crash()
+    except (OSError, RuntimeError, KeyError) as exc:
+        journal.check_crash()
+        io_failed = store._io is not None and store._io.failed is not None
+        if not io_failed and not isinstance(exc, OSError):
+            raise
+        cause = store._io.failed if io_failed else exc
+        raise PuzzleInputError(f"{store.path}: cannot write ({_reason(cause)}); the file keeps its last "
+                               "commit") from None
+    return value
 
 
 def _check_name(kind: str, name: str) -> None:
@@ -441,6 +468,10 @@ class ResultsStore:
 
     def close(self) -> None:
         """Close the file (idempotent).  A writer's last bytes (HDF5's own bookkeeping) are one more commit."""
+        with _sigint_deferred():
+            self._close()
+
+    def _close(self) -> None:
         try:
             if self._file is not None and self._file.id.valid:
                 self._file.close()

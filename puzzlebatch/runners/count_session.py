@@ -59,7 +59,6 @@ class CountSession:
                  instances: dict | None = None):
         from puzzlebatch.results.store import ResultsStore
         from puzzlebatch.runners.distributed import open_pool
-        from puzzlebatch.runners.search import Frontier, SearchTotals
 
         self.args = args
         self.out = Path(args.out) if args.out else default_out
@@ -72,42 +71,65 @@ class CountSession:
         except BaseException:
             self.store.close()
             raise
-        self.run = None
-        if args.resume:
-            for run_id in reversed(self.store.run_ids()):
-                run = self.store.run(run_id)
-                a = run.attrs
-                if a.get("family") == family and a.get("algorithm") == verb and a.get("status") != "done" \
-                        and same_problem(a["params"]):
-                    self.run = run
-                    break
-            if self.run is None:
-                self.store.close()
-                raise PuzzleInputError(f"--resume: {self.out} has no unfinished {verb} of {describe}")
-        else:
-            self.run = self.store.create_run(family, verb, backend=backend.name, device=backend.device, seed=None,
-                                             params=params, instances=instances)
-        self.frontier = self.totals = None
-        self.elapsed = 0.0
-        if args.resume:
-            ck = self.run.load_checkpoint()
-            rows = 0  # no checkpoint: start again from nothing
-            if ck is not None:
-                arrays, meta = ck
-                self.frontier = Frontier(arrays["states"], arrays["depths"], arrays["los"], arrays["weights"])
-                self.totals = SearchTotals(count=meta["count"], nodes=meta["nodes"], batches=meta["batches"],
-                                           items=meta["items"])
-                self.elapsed = float(meta.get("seconds", 0.0))
-                rows = int(meta.get("rows", 0))
-            # Rows (and series points) committed after the checkpoint belong to work the checkpoint still holds:
-            # drop them, the resumed run finds them again (no duplicated, no missing row).
-            self.run.rewind(rows)
+        try:
+            self._open_run(args, family, verb, params, backend, same_problem, describe, instances)
+        except BaseException:
+            self.store.close()
+            self.pool.close()
+            raise
         self.series = series
         self.label = label
         self._t0 = time.perf_counter()
         self._last = self._t0
         self._bar = None
         self._latest = None  # (frontier, totals) after the last batch: what Ctrl-C saves
+
+    def _open_run(self, args, family, verb, params, backend, same_problem, describe, instances) -> None:
+        """Find the run to resume (and restore its checkpoint), or create the run."""
+        from puzzlebatch.runners.search import Frontier, SearchTotals
+
+        self.run = None
+        self.frontier = self.totals = None
+        self.elapsed = 0.0
+        if not args.resume:
+            self.run = self.store.create_run(family, verb, backend=backend.name, device=backend.device, seed=None,
+                                             params=params, instances=instances)
+            return
+        damaged = None
+        for run_id in reversed(self.store.run_ids()):
+            try:
+                run = self.store.run(run_id)
+                a = run.attrs
+            except PuzzleInputError as exc:  # a damaged run is not resumed, nor does it stop the search
+                damaged = damaged or str(exc)
+                continue
+            if a.get("family") == family and a.get("algorithm") == verb and a.get("status") != "done" \
+                    and same_problem(a["params"]):
+                self.run = run
+                break
+        if self.run is None:
+            raise PuzzleInputError(f"--resume: {self.out} has no unfinished {verb} of {describe}"
+                                   + (f" ({damaged})" if damaged else ""))
+        ck = self.run.load_checkpoint()
+        rows = 0  # no checkpoint: start again from nothing
+        if ck is not None:
+            arrays, meta = ck
+            try:
+                self.frontier = Frontier(arrays["states"], arrays["depths"], arrays["los"], arrays["weights"])
+                self.totals = SearchTotals(count=int(meta["count"]), nodes=int(meta["nodes"]),
+                                           batches=int(meta["batches"]), items=int(meta["items"]))
+                self.elapsed = float(meta.get("seconds", 0.0))
+                rows = int(meta.get("rows", 0))
+                n = len(self.frontier)
+                if self.frontier.states.ndim != 2 or any(a.shape != (n,) for a in (
+                        self.frontier.depths, self.frontier.los, self.frontier.weights)) or rows < 0:
+                    raise ValueError("arrays of different lengths")
+            except (KeyError, TypeError, ValueError) as exc:
+                raise PuzzleInputError(f"--resume: {self.out}: run {self.run.id}: the checkpoint is damaged "
+                                       f"({exc})") from None
+        # Rows (and series points) committed after the checkpoint belong to work the checkpoint still holds:
+        # drop them, the resumed run finds them again (no duplicated, no missing row).
+        self.run.rewind(min(rows, self.run.n_committed))
 
     @property
     def resumed(self) -> bool:

@@ -77,8 +77,9 @@ def parse_scheduler(text: str | None) -> SchedulerSpec:
             raise PuzzleInputError(f"--scheduler {text}: no such scheduler file")
         from puzzlebatch.outputs import read_text
 
+        text_of_file = read_text(path, "--scheduler")
         try:
-            address = json.loads(read_text(path, "--scheduler"))["address"]
+            address = json.loads(text_of_file)["address"]
         except (ValueError, KeyError, TypeError, RecursionError):
             raise PuzzleInputError(f"--scheduler {text}: not a Dask scheduler file (no \"address\")") from None
         return _address(str(address), text)

@@ -157,6 +157,8 @@ def load(path: str | Path, dry_run: bool = False) -> Job:
     from puzzlebatch.outputs import read_text
 
     path = Path(path)
+    if not path.exists():
+        raise JobError(f"{path}: no such job file")
     try:
         text = read_text(path, "job file")
     except PuzzleInputError as exc:

@@ -165,6 +165,18 @@ class BatchDFS:
             return max(self.settings.frontier_target, ITEMS_PER_WORKER * self.pool.n_workers)
         return self.settings.frontier_target
 
+    def check_frontier(self, frontier: Frontier) -> None:
+        """Refuse work items that cannot belong to this problem (a checkpoint of another one, or damaged) before
+        a kernel reads them."""
+        p = self.problem
+        if frontier.states.ndim != 2 or frontier.states.shape[1] != p.root.shape[0] or len(frontier) and (
+                int(frontier.depths.min()) < 0 or int(frontier.depths.max()) > p.goal
+                or int(frontier.los.min()) < 0 or int(frontier.weights.min()) < 1):
+            from puzzlebatch.errors import PuzzleInputError
+
+            raise PuzzleInputError("the checkpoint's work items do not fit this problem (damaged, or another "
+                                   "problem's)")
+
     def initial_frontier(self, totals: SearchTotals, keep_solutions: int = 0,
                          sink: Callable | None = None) -> Frontier:
         """The root expanded into work items: symmetric items merged up to the settings' ``frontier_target``,
@@ -240,6 +252,8 @@ class BatchDFS:
         ``on_batch`` call of the launch that found it: a checkpoint taken in ``on_batch`` has seen every solution
         of the work already done, and none of the work left.
         """
+        if frontier is not None:
+            self.check_frontier(frontier)
         if self.pool is not None and self.pool.distributed:
             from puzzlebatch.runners.distributed import count_on_pool
 

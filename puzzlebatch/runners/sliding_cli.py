@@ -372,6 +372,10 @@ def run_pdb_build(args) -> int:
     name, pats = sliding_pdb.partition(rows, cols, args.partition)
     backend = select_backend(args.backend)
     folder = sliding_pdb.cache_dir(args.cache_dir)
+    if args.cache_dir:  # the folder the user named: made here (its parent must exist), before any work
+        from puzzlebatch.outputs import make_output_dir
+
+        make_output_dir(folder, "--cache-dir")
     built = []
     if args.scheduler:  # one pattern per Dask task (the cache folder must be shared with the workers)
         return _pdb_build_on_pool(args, rows, cols, name, pats, folder)
