@@ -9,13 +9,13 @@ batch size, the budget or the backend.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Callable
 
 import numpy as np
 
+from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.puzzles.search import BUDGET, DONE, OUT_COUNT, OUT_DEPTH, OUT_NODES, OUT_NSOL, OUT_STATUS, \
     OUT_WIDTH, STOPPED
 from puzzlebatch.runners.backend import Backend
@@ -23,7 +23,6 @@ from puzzlebatch.runners.backend import Backend
 
 ENUM_BUFFER = 8  # solutions an item copies per launch when enumerating
 ENUM_BATCH = 4096  # items per launch when enumerating (the solution buffers are ENUM_BUFFER states each)
-_COMPILED: set = set()  # kernels called once in this process: their first launch timed numba's compilation
 
 
 @dataclass
@@ -229,14 +228,12 @@ class BatchDFS:
         stacks = np.zeros((n, p.goal + 1), np.int32)
         out = np.zeros((n, OUT_WIDTH), np.int64)
         solutions = np.zeros((n, max(max_solutions, 1), width), np.int64)
-        t0 = time.perf_counter()
+        t0 = work_clock()  # compiling excluded: the rate is the search's
         self._dfs(states, stacks, batch.depths.astype(np.int32), batch.los.astype(np.int32), p.goal,
                   self.settings.budget if budget is None else budget, max_solutions, stop_after, solutions, out,
                   p.tables)
-        key = (id(self._dfs), max_solutions > 0)
-        if planner is not None and key in _COMPILED:
-            planner.record(int(out[:, OUT_NODES].sum()), time.perf_counter() - t0)
-        _COMPILED.add(key)
+        if planner is not None:
+            planner.record(int(out[:, OUT_NODES].sum()), work_clock() - t0)
         return out, states, stacks, solutions
 
     # -- whole searches -------------------------------------------------------------------------------------
@@ -259,7 +256,7 @@ class BatchDFS:
 
             return count_on_pool(self, self.pool, frontier, totals, on_batch, max_batches,
                                  item_seconds=self.pool.item_seconds, summary=self.pool.work, sink=sink)
-        t0 = time.perf_counter()
+        t0 = work_clock()
         totals = totals or SearchTotals()
         nodes0, items0 = totals.nodes, totals.items
         if frontier is None:
@@ -268,7 +265,7 @@ class BatchDFS:
             return self._count_here(frontier, totals, on_batch, max_batches, sink)
         finally:
             if self.pool is not None:
-                self.pool.work.add("local", totals.items - items0, totals.nodes - nodes0, time.perf_counter() - t0,
+                self.pool.work.add("local", totals.items - items0, totals.nodes - nodes0, work_clock() - t0,
                                    self.backend.name)
 
     def _count_here(self, frontier: Frontier, totals: SearchTotals, on_batch, max_batches, sink):
