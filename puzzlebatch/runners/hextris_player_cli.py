@@ -173,7 +173,8 @@ def register(verbs) -> None:
     p.add_argument("--newcomers", type=L.non_negative_int, default=2)
     p.add_argument("--gene-low", type=L.non_negative_int, default=0)
     p.add_argument("--gene-high", type=L.non_negative_int, default=10)
-    p.add_argument("--p-major", type=L.probability, default=0.1, help="chance of a major mutation per gene (default 0.1)")
+    p.add_argument("--p-major", type=L.probability, default=0.1,
+                   help="chance of a major mutation per gene (default 0.1)")
     p.add_argument("--beam", type=L.positive_int, default=1, help="beam of the player during tuning (default 1)")
     p.add_argument("--keep", type=L.positive_int, default=4, help="candidates per state during tuning (default 4)")
     p.add_argument("--fitness", choices=["move", "exact"], default="move",

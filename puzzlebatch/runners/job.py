@@ -25,10 +25,11 @@ its line.  ``--dry-run`` counts the instances without building them (it checks a
 
 Paths: ``name`` is a plain name (no folders).  Relative output paths (``out``, and output options such as ``png``)
 are taken in the job file's folder and must stay inside it; their missing folders inside it are created when the
-job runs.  An absolute ``out`` is used as given (its folder must exist).  Each instance then runs in this process exactly as the command line would run it; its JSON result
-goes into the job's ledger (a ``job`` run in ``out``, one item row per instance), so ``--resume`` skips the
-instances already done and resumes the one that was interrupted (with the verb's own ``--resume`` where it has
-one).
+job runs.  An absolute ``out`` is used as given (its folder must exist).
+
+Each instance then runs in this process exactly as the command line would run it; its JSON result goes into the
+job's ledger (a ``job`` run in ``out``, one item row per instance), so ``--resume`` skips the instances already
+done and resumes the one that was interrupted (with the verb's own ``--resume`` where it has one).
 """
 
 from __future__ import annotations

@@ -250,7 +250,8 @@ def extend(verbs) -> None:
                             "cells, else search; classes: each piece once, identical shapes searched as one "
                             "class with a count (random-cut puzzles); cut: scan-order search with local randomised "
                             "restarts for cut puzzles (auto picks it for 30+ pieces, each once, covering the board)")
-    solve.add_argument("--time-limit", type=limits.positive_seconds, help="cut: give up after this many seconds (no proof)")
+    solve.add_argument("--time-limit", type=limits.positive_seconds,
+                       help="cut: give up after this many seconds (no proof)")
     solve.add_argument("--band-heights", help="band: comma-separated band heights to try (default 3,4,5)")
     solve.add_argument("--seed", type=limits.seed, default=0, help="band, cut: random seed")
     solve.add_argument("--text", metavar="FILE", help="band: write the tiling as letters to FILE")

@@ -23,6 +23,7 @@ from puzzlebatch.runners.backend import Backend
 
 ENUM_BUFFER = 8  # solutions an item copies per launch when enumerating
 ENUM_BATCH = 4096  # items per launch when enumerating (the solution buffers are ENUM_BUFFER states each)
+LAUNCH_BYTES = 1 << 30  # host arrays of one launch at most (states, stacks, solution buffers): long states, fewer items
 
 
 @dataclass
@@ -147,9 +148,16 @@ class BatchDFS:
         self._planners: dict[str, object] = {}
 
     def planner(self, kind: str, max_items: int):
-        """The launch planner of ``count`` or ``first`` launches (kept across calls: the measured rate)."""
+        """The launch planner of ``count`` or ``first`` launches (kept across calls: the measured rate); at most
+        as many items per launch as fit in :data:`LAUNCH_BYTES`."""
         from puzzlebatch.runners.launch import planner_for
 
+        from puzzlebatch.limits import MEMORY
+
+        width, goal = self.problem.root.shape[0], self.problem.goal
+        slots = ENUM_BUFFER if max_items <= ENUM_BATCH else 1  # solution states an item may copy
+        item_bytes = 8 * width * (2 + slots) + 4 * (goal + 2) + 8 * OUT_WIDTH
+        max_items = max(1, min(max_items, min(LAUNCH_BYTES, MEMORY.value // 4) // item_bytes))
         p = self._planners.get(kind)
         if p is None or p.max_items != max(1, max_items) or p.max_budget != max(1, self.settings.budget):
             p = self._planners[kind] = planner_for(self.settings.budget, max_items)

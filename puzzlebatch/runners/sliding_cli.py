@@ -575,7 +575,8 @@ def register(sub) -> None:
     b.add_argument("--cache-dir")
     b.add_argument("--force", action="store_true", help="rebuild databases that exist")
     b.add_argument("--checkpoint-every", type=L.non_negative_seconds, default=60.0, metavar="SECONDS")
-    b.add_argument("--max-layers", type=L.positive_int, help="stop after this many layers of one pattern (resume later)")
+    b.add_argument("--max-layers", type=L.positive_int,
+                   help="stop after this many layers of one pattern (resume later)")
     b.add_argument("--json", action="store_true")
     add_scheduler(b)  # one pattern per task
     b.set_defaults(func=run_pdb_build)
