@@ -29,16 +29,16 @@ def _why(exc: OSError) -> str:
 
 
 def read_bytes(path: str | os.PathLike, what: str = "") -> bytes:
-    """The bytes of ``path``; a one-line error if it cannot be read."""
-    label = f"{what} {path}".strip()
+    """The bytes of ``path``; a one-line error if it cannot be read: ``--cubes FILE: cannot read (no such file)``
+    for an option ``what``, ``FILE: cannot read solutions (...)`` for a kind of file."""
     try:
         return Path(path).read_bytes()
-    except FileNotFoundError:
-        raise PuzzleInputError(f"{label}: no such file") from None
-    except IsADirectoryError:
-        raise PuzzleInputError(f"{label}: is a directory, not a file") from None
     except OSError as exc:
-        raise PuzzleInputError(f"{label}: cannot read ({_why(exc)})") from None
+        why = "no such file" if isinstance(exc, FileNotFoundError) else "is a directory, not a file" \
+            if isinstance(exc, IsADirectoryError) else _why(exc)
+        if what.startswith("-"):
+            raise PuzzleInputError(f"{what} {path}: cannot read ({why})") from None
+        raise PuzzleInputError(f"{path}: cannot read{' ' + what if what else ''} ({why})") from None
 
 
 def read_text(path: str | os.PathLike, what: str = "") -> str:
@@ -141,6 +141,8 @@ def check_cli_outputs(args) -> None:
             check_output(value, "--" + name.replace("_", "-"))
     for name in FOLDER_OPTIONS:
         value = getattr(args, name, None)
+        if name == "out" and getattr(args, "resume", False):
+            continue  # --resume names a file that must exist: the command says so itself
         if isinstance(value, str) and value and not Path(value).exists():
             parent = Path(value).parent
             if not parent.is_dir():

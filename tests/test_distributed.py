@@ -27,7 +27,8 @@ from puzzlebatch.runners.search import SearchSettings
 # A random 3x3x4 chain (`puzzlebatch snake generate --box 3x3x4 --seed 5`): 992 embeddings, 62 distinct.  Its tree
 # (254 k nodes) is cut into many small launches below so that a count lasts long enough to be killed.
 CHAIN, BOX = "FJJFJJJJJJJFJFFJFJJJJJJJJJJJJFJJJJJF", Box(3, 3, 4)
-SLOW = SearchSettings(budget=1000, batch_size=4, frontier_target=64, first_batch_size=4)
+# The default frontier size: symmetric items are merged to the same depth as in `single`, so the rows are the same.
+SLOW = SearchSettings(budget=1000, batch_size=4, frontier_target=256, first_batch_size=4)
 
 
 def _cli(*args, **kw):

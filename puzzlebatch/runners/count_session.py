@@ -189,8 +189,8 @@ class CountSession:
         if self.pool.distributed:
             print("\n".join(self.pool.work.lines()), file=sys.stderr)
         if complete:
-            self.run.set_result({k: v for k, v in result.items() if v is not None} | {"work": work})
-            self.run.finish("done", seconds=seconds)
+            self.run.finish("done", seconds=seconds,  # the result and the status in one transaction
+                            result={k: v for k, v in result.items() if v is not None} | {"work": work})
         else:
             self.run.save_checkpoint(rest.arrays(), totals.meta() | {"seconds": seconds, "rows": self.run.n_committed})
             self.run.finish("interrupted", seconds=seconds)
