@@ -224,6 +224,11 @@ class Run:
         n = int(sg.attrs.get("n", 0))
         return sg["step"][:n], sg["value"][:n]
 
+    def series_length(self, name: str) -> int:
+        """How many points series ``name`` has committed (0 if it has none yet)."""
+        group = self._group.get("series")
+        return 0 if group is None or name not in group else int(group[name].attrs.get("n", 0))
+
     def series_names(self) -> list[str]:
         """Names of the run's series."""
         group = self._group.get("series")
@@ -232,11 +237,13 @@ class Run:
     # -- checkpoint
 
     @_transaction
-    def save_checkpoint(self, arrays: dict[str, np.ndarray], meta: dict) -> None:
+    def save_checkpoint(self, arrays: dict[str, np.ndarray], meta: dict, series: dict[str, int] | None = None) -> None:
         """Replace the run's checkpoint as a whole with ``arrays`` and JSON ``meta``.
 
         One transaction: a kill at any moment leaves one complete checkpoint, the old or the new.  Numeric
-        arrays carry checksums, so a damaged checkpoint is an error, never a wrong frontier.
+        arrays carry checksums, so a damaged checkpoint is an error, never a wrong frontier.  :meth:`rewind`
+        goes back to the rows and series points stored now, or to the points ``series`` (name -> count) says the
+        checkpoint stands for.
         """
         for name in arrays:
             _check_name("checkpoint array", name)
@@ -250,8 +257,8 @@ class Run:
             new.create_dataset(name, data=arr, dtype=_h5_dtype(arr), **_checksummed(arr))
         # What the run had stored when the checkpoint was taken: rewind() goes back to it.
         new.attrs["n_committed"] = np.int64(self.n_committed)
-        new.attrs["series_json"] = dumps({name: int(sg.attrs.get("n", 0))
-                                          for name, sg in group.get("series", {}).items()})
+        lengths = {name: int(sg.attrs.get("n", 0)) for name, sg in group.get("series", {}).items()}
+        new.attrs["series_json"] = dumps({name: min(n, (series or {}).get(name, n)) for name, n in lengths.items()})
         new.attrs["meta_json"] = meta_json  # marks `new` complete (files of earlier versions relied on it)
         if "checkpoint" in group:
             del group["checkpoint"]

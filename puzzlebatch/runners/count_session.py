@@ -152,13 +152,16 @@ class CountSession:
         self._bar.update(1)
         rate = tot.nodes / max(1e-9, work_clock() - self._t0)
         self._bar.set_postfix(count=tot.count, items_left=len(front), nodes=tot.nodes, nodes_per_s=f"{rate:.3g}")
+        # A snapshot first (the totals object keeps changing during the next launch, before its frontier is
+        # known), with the series points it stands for: a Ctrl-C seen at the end of the next store commit then
+        # checkpoints exactly this, and resuming stores no point twice.
+        points = {self.series: self.run.series_length(self.series) + 1} if self.series else {}
+        self._latest = (front, self._meta(tot), points)
         if self.series:
             self.run.append_series(self.series, tot.batches, tot.count)
-        # A snapshot: the totals object keeps changing during the next launch, before its frontier is known.
-        self._latest = (front, self._meta(tot))
         now = time.perf_counter()
         if now - self._last >= self.args.checkpoint_every:
-            self.run.save_checkpoint(front.arrays(), self._latest[1])
+            self.run.save_checkpoint(front.arrays(), self._latest[1], series=points)
             self._last = now
 
     def _close_bar(self) -> None:
@@ -170,8 +173,8 @@ class CountSession:
         resume; exit status 130.  (The batch that was running is searched again on resume.)"""
         self._close_bar()
         if self._latest is not None:
-            front, meta = self._latest
-            self.run.save_checkpoint(front.arrays(), meta | {"seconds": self.seconds()})
+            front, meta, points = self._latest
+            self.run.save_checkpoint(front.arrays(), meta | {"seconds": self.seconds()}, series=points)
         self.run.finish("interrupted", seconds=self.seconds())
         self.store.close()
         self.pool.close()
