@@ -26,13 +26,19 @@ class _Parser(argparse.ArgumentParser):
 def print_json(doc) -> None:
     """Print the command's JSON document.  Every object carries ``seconds`` (the work, compiling excluded; the
     verb's own measure when it has one) and ``compile_seconds`` (this command's compiling: 0 when every function
-    came from the disk cache)."""
+    came from the disk cache); one with a ``backend`` also ``h2d_bytes``, ``d2h_bytes`` and ``launches`` (this
+    command's traffic with the device and its kernel launches, unless the verb reports its own)."""
     if isinstance(doc, dict):
         from puzzlebatch.jit.clock import command_timings
 
         timings = command_timings()
         doc.setdefault("seconds", timings["seconds"])
         doc["compile_seconds"] = timings["compile_seconds"]
+        if "backend" in doc:  # a command that ran kernels: what it moved to and from the device, and launched
+            from puzzlebatch.transfers import command_transfers
+
+            for key, value in command_transfers().items():
+                doc.setdefault(key, value)
     json.dump(doc, sys.stdout, indent=2, default=_json_default)
     sys.stdout.write("\n")
 
@@ -83,12 +89,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     Errors are one line on stderr, never a traceback: bad input and limits (:class:`PuzzleInputError`), a
     missing backend, a failed read or write (``OSError``), memory exhausted despite the limits.  A closed
     stdout (``--json | head -1``) ends the command quietly."""
+    from puzzlebatch import transfers
     from puzzlebatch.jit.clock import end_command, start_command
 
     start_command()
+    transfers.start_command()
     try:
         return _run(argv)
     finally:
+        transfers.end_command()
         end_command()
 
 

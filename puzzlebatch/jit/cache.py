@@ -28,6 +28,7 @@ import shutil
 import sys
 import tempfile
 import threading
+import time
 from functools import lru_cache
 from pathlib import Path
 
@@ -301,6 +302,7 @@ class _SafeCacheMixin:
     def load_overload(self, sig, target_context):
         data = None
         if not caching_disabled():
+            t0 = time.perf_counter()
             try:
                 data = super().load_overload(sig, target_context)
             except OSError:  # no folder, or not one we can read: a miss (saving then says why, once)
@@ -312,6 +314,8 @@ class _SafeCacheMixin:
                 data = None
         if data is None:
             clock.note_miss(self._py_func, timed=self._timed_misses)
+        else:
+            clock.add_load(time.perf_counter() - t0)
         return data
 
     def save_overload(self, sig, data):

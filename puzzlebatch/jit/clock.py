@@ -5,6 +5,9 @@ function compiling the functions it calls) are counted once, by their outermost 
 the cache class between the miss and the save.  :class:`Stopwatch` turns that into the two numbers every result
 carries: ``seconds`` (the work, compiling excluded) and ``compile_seconds`` (0 when everything came from the cache).
 
+Loading compiled code from the disk cache (and numba's one-time set-up that comes with the first load) is not work
+either: it is timed by the cache classes and left out of ``seconds`` too.
+
 On a terminal, the first compilation of a unit prints one line to stderr (``compiling polyomino kernels (first
 run, cached afterwards)…``) so that a first run is not a silent minute.
 """
@@ -17,6 +20,7 @@ import time
 
 _state = threading.local()
 _total = [0.0]  # seconds compiled in this process (outermost events only)
+_loading = [0.0]  # seconds spent loading compiled code from the disk cache (outside compilations)
 _total_lock = threading.Lock()
 _announced: set[str] = set()
 _installed = [False]
@@ -70,6 +74,25 @@ def compile_seconds() -> float:
         return _total[0]
 
 
+def add_load(seconds: float) -> None:
+    """Time spent loading compiled code from the disk cache (numba's one-time set-up included): not work, and not
+    compiling either.  A load inside a compilation (a callee) is already part of that compilation's time."""
+    if _depth() == 0:
+        with _total_lock:
+            _loading[0] += seconds
+
+
+def load_seconds() -> float:
+    """Seconds this process has spent loading compiled code from the disk cache so far."""
+    with _total_lock:
+        return _loading[0]
+
+
+def _overhead() -> float:
+    with _total_lock:
+        return _total[0] + _loading[0]
+
+
 def _default_note() -> str:
     return "first run, cached afterwards"
 
@@ -113,13 +136,15 @@ def note_saved() -> None:
 class Stopwatch:
     """Wall time since creation, split into work and compiling.
 
-    ``seconds`` is the wall time minus the compile time that fell inside it; ``compile_seconds`` is that compile
-    time.  Both are read at any moment (a stopwatch keeps running).
+    ``seconds`` is the wall time minus the time that fell inside it spent compiling or loading compiled code from
+    the disk cache; ``compile_seconds`` is the compiling alone (0 when everything came from the cache).  Both are
+    read at any moment (a stopwatch keeps running).
     """
 
     def __init__(self) -> None:
         self.t0 = time.perf_counter()
         self.c0 = compile_seconds()
+        self.o0 = _overhead()
 
     @property
     def compile_seconds(self) -> float:
@@ -131,7 +156,8 @@ class Stopwatch:
 
     @property
     def seconds(self) -> float:
-        return max(0.0, self.wall_seconds - self.compile_seconds)
+        """The work: wall time less compiling and loading compiled code."""
+        return max(0.0, self.wall_seconds - (_overhead() - self.o0))
 
     def timings(self) -> dict:
         """``{"seconds": ..., "compile_seconds": ...}``, rounded for reports."""
@@ -139,10 +165,10 @@ class Stopwatch:
 
 
 def work_clock() -> float:
-    """``time.perf_counter()`` less the seconds compiled so far in this process: the difference of two readings is
-    the work done in between, compiling excluded.  Use it for reported durations and rates, and the plain
+    """``time.perf_counter()`` less the seconds spent so far compiling and loading compiled code: the difference
+    of two readings is the work done in between.  Use it for reported durations and rates, and the plain
     ``time.perf_counter()`` for deadlines (a user's time limit is wall time)."""
-    return time.perf_counter() - compile_seconds()
+    return time.perf_counter() - _overhead()
 
 
 _command: list[Stopwatch] = []  # a stack: a command may run others in process (a job file, ``warmup``)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import h5py
 import numpy as np
 
+from puzzlebatch import transfers
 from puzzlebatch.errors import PuzzleInputError
 from puzzlebatch.results.h5util import CHUNK_BYTES, _check_compatible, _check_name, _checksummed, _commit_rows, \
     _h5_dtype, _now, _plain, _read, _reason, _storable, _transaction, _truncate, dumps
@@ -32,6 +33,7 @@ class Run:
         self.id: str = group.name.rsplit("/", 1)[-1]
         self._watch = Stopwatch()  # this process's share of the run: work and compiling
         self._prior_compile = float(group.attrs.get("compile_seconds", 0.0))  # earlier processes' (resumed runs)
+        self._transfers_start = transfers.snapshot()  # this process's share of the device traffic
 
     def __repr__(self) -> str:
         return f"Run({self.id!r}, n_committed={self.n_committed})"
@@ -95,6 +97,9 @@ class Run:
         if compile_seconds is None:
             compile_seconds = self._prior_compile + self._watch.compile_seconds
         self._group.attrs["compile_seconds"] = round(float(compile_seconds), 3)
+        for key, value in transfers.since(self._transfers_start).items():  # h2d_bytes, d2h_bytes, launches
+            self._group.attrs[key] = np.int64(int(self._group.attrs.get(key, 0)) + value)
+        self._transfers_start = transfers.snapshot()
         self._group.attrs["status"] = status
 
     # -- instances

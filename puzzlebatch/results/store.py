@@ -4,7 +4,8 @@ Layout::
 
     <name>.h5        attrs: schema, schema_version, creator_version, created
     /runs/<run_id>/  attrs: family, algorithm, backend, device, seed, params_json, status,
-                            n_committed, started, finished, seconds, compile_seconds, result_json
+                            n_committed, started, finished, seconds, compile_seconds, result_json,
+                            h2d_bytes, d2h_bytes, launches (device traffic, added up over the processes)
         instances/   input arrays, written once
         items/       per-item results, one extendable dataset per column, all the same length
         series/<name>/ step, value, attr n   (progress over time)

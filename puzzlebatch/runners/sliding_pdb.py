@@ -28,6 +28,7 @@ from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.errors import PuzzleInputError
 from puzzlebatch.puzzles.sliding import rules
 from puzzlebatch.runners.backend import Backend
+from puzzlebatch.xp import mark_new_bits, namespace_for, to_host
 
 # Partitions of the tiles for the blank-first goal (tile t's home is cell t).  Ours, in the spirit of Korf &
 # Felner's figures: compact blocks of neighbouring home cells.
@@ -95,8 +96,8 @@ def build_pattern(rows: int, cols: int, tiles, backend: Backend, folder: Path, *
 
     Raises KeyboardInterrupt through after checkpointing when interrupted between layers.
     """
-    from puzzlebatch.cpu_fallback.sliding import drivers as cpu_drivers
     from puzzlebatch.runners.sliding import drivers
+    from puzzlebatch.transfers import transfers_of
 
     n, k = rows * cols, len(tiles)
     size = n_entries(n, k)
@@ -123,7 +124,10 @@ def build_pattern(rows: int, cols: int, tiles, backend: Backend, folder: Path, *
         frontier = np.array([code], np.int64)
         depth, seconds, counts = 0, 0.0, [1]
     d = drivers(backend)
-    pdb_mark = cpu_drivers().pdb_mark
+    xp = namespace_for(backend)
+    if xp is not np:  # the tables and the frontier stay on the device for the whole build
+        dist, visited, frontier = xp.asarray(dist), xp.asarray(visited), xp.asarray(frontier)
+        d.transfers.h2d(dist.nbytes + visited.nbytes + frontier.nbytes)
     last_ck = time.perf_counter()
     layers = 0
     while len(frontier) and (max_layers is None or layers < max_layers):
@@ -131,21 +135,31 @@ def build_pattern(rows: int, cols: int, tiles, backend: Backend, folder: Path, *
         parts = []
         for lo in range(0, len(frontier), chunk):
             codes = frontier[lo:lo + chunk]
-            out = np.empty((len(codes), 4 * k), np.int64)
-            d.pdb_expand_batch(codes, k, rows, cols, out)
-            buf = np.empty(out.size, np.int64)
-            m = pdb_mark(out, visited, dist, n, depth + 1, buf)
-            parts.append(buf[:m].copy())
-        frontier = np.concatenate(parts) if parts else np.empty(0, np.int64)
+            if backend.kind == "cpu":  # the serial host step: faster than sorting on a CPU (bench/RESULTS.md)
+                out = np.empty((len(codes), 4 * k), np.int64)
+                d.pdb_expand_batch(codes, k, rows, cols, out)
+                buf = np.empty(out.size, np.int64)
+                m = d.pdb_mark(out, visited, dist, n, depth + 1, buf)
+                parts.append(buf[:m].copy())
+            else:
+                cxp, children = d.pdb_children(codes, k, rows, cols)
+                parts.append(mark_new_bits(cxp, children, visited, dist, n, depth + 1))
+        frontier = xp.concatenate(parts) if parts else xp.empty(0, np.int64)
         depth += 1
         layers += 1
-        counts.append(len(frontier))
+        counts.append(int(len(frontier)))
         seconds += work_clock() - t0
         if progress is not None:
             progress(depth, len(frontier), seconds)
         if len(frontier) and (time.perf_counter() - last_ck >= checkpoint_every or max_layers is not None):
-            _checkpoint(partial, dist, visited, frontier, depth, seconds, counts)
+            _checkpoint(partial, to_host(dist), to_host(visited), to_host(frontier), depth, seconds, counts)
+            if xp is not np:
+                d.transfers.d2h(dist.nbytes + visited.nbytes + frontier.nbytes)
             last_ck = time.perf_counter()
+    if xp is not np:
+        dist, frontier = to_host(dist), to_host(frontier)
+        d.transfers.d2h(dist.nbytes + frontier.nbytes)
+    traffic = transfers_of(d)  # this process's share of the build (a resumed build: since resuming)
     if len(frontier):
         return partial  # stopped early by max_layers (tests, resumable)
     if (dist == 255).any():
@@ -162,6 +176,8 @@ def build_pattern(rows: int, cols: int, tiles, backend: Backend, folder: Path, *
         a["rank"] = "falling factorial of the tiles' cells, tiles in the listed order"
         a["build_seconds"] = seconds
         a["build_backend"] = backend.name
+        for key, value in traffic.items():  # h2d_bytes, d2h_bytes, launches
+            a[f"build_{key}"] = int(value)
         a["abstract_states"] = int(sum(counts))
         a["max_value"] = int(dist.max())
         a["mean_value"] = float(dist.mean())
@@ -253,11 +269,19 @@ class PatternDatabases:
                 out.append({"tiles": list(tiles), "entries": int(f["distances"].shape[0]),
                             "bytes": int(f["distances"].nbytes), "build_seconds": float(a["build_seconds"]),
                             "build_backend": str(a["build_backend"]), "max_value": int(a["max_value"]),
-                            "mean_value": float(a["mean_value"]), "file": str(path)})
+                            "mean_value": float(a["mean_value"]), "file": str(path),
+                            **{k: int(a.get(f"build_{k}", 0)) for k in ("h2d_bytes", "d2h_bytes", "launches")}})
         return out
 
     def kernel_arrays(self):
-        """(pdb, pat_tiles, pat_k, pat_off, tile_pat, mir, use_mirror) for ``ida_batch``."""
+        """(pdb, pat_tiles, pat_k, pat_off, tile_pat, mir, use_mirror) for ``ida_batch``: built once, the same
+        arrays every call, so a CUDA launcher keeps them on the device for its whole run."""
+        cached = self.__dict__.get("_kernel_arrays")
+        if cached is None:
+            cached = self.__dict__["_kernel_arrays"] = self._build_kernel_arrays()
+        return cached
+
+    def _build_kernel_arrays(self):
         n = self.rows * self.cols
         kmax = max(len(p) for p in self.patterns)
         pat_tiles = np.zeros((len(self.patterns), kmax), np.int64)
