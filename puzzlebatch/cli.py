@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Sequence
 
@@ -75,7 +76,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+EXIT_BROKEN_PIPE = 141  # as a shell reports a command ended by SIGPIPE
+
+
+def _one_line(text: object) -> str:
+    return " ".join(str(text).split())
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; returns the exit status (0, 2 for bad input or an I/O error, 130 for Ctrl-C).
+
+    Errors are one line on stderr, never a traceback: bad input and limits (:class:`PuzzleInputError`), a
+    missing backend, a failed read or write (``OSError``), memory exhausted despite the limits.  A closed
+    stdout (``--json | head -1``) ends the command quietly."""
     from puzzlebatch import transfers
     from puzzlebatch.jit.clock import end_command, start_command
 
@@ -90,15 +103,43 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
     try:
-        return int(args.func(args) or 0)
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as exc:  # a bad option (already said in one line), --help or --version
+            return exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT
+        from puzzlebatch.outputs import check_cli_outputs
+
+        check_cli_outputs(args)
+        code = int(args.func(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows here, inside the handlers, not at exit
+        return code
+    except BrokenPipeError:
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
     except (PuzzleInputError, BackendUnavailableError) as exc:
-        print(f"puzzlebatch: error: {exc}", file=sys.stderr)
+        print(f"puzzlebatch: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("puzzlebatch: interrupted", file=sys.stderr)
         return 130
+    except MemoryError:
+        print("puzzlebatch: error: out of memory (lower the sizes, or the limit PUZZLEBATCH_MAX_MEMORY)",
+              file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except OSError as exc:  # a read or write the checks above could not foresee (disk full, I/O error)
+        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        print(f"puzzlebatch: error: {where}{_one_line(exc.strerror or exc)}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so that the interpreter's final flush does not complain about the pipe."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":

@@ -288,7 +288,7 @@ def solve_batch(boards: list[Board], goal: str, heuristic: str, backend: Backend
             raise PuzzleInputError("a batch must hold boards of one size")
         arr = np.array([to_blank_first(b, goal).tiles for _, b, _ in todo], dtype=np.int64)
         paths = np.zeros((len(todo), max_len), np.int64)
-        stats = np.zeros((len(todo), 5), np.int64)
+        stats = np.zeros((len(todo), rules.STATS_WIDTH), np.int64)
         tables = _tables(heuristic, rows, cols, pdbs)
         ida_batch = (kernels or drivers(backend)).ida_batch
         key = (backend.kind, tables[0].dtype.str, isinstance(tables[0], np.memmap))
@@ -297,10 +297,10 @@ def solve_batch(boards: list[Board], goal: str, heuristic: str, backend: Backend
                       paths[:1].copy(), stats[:1].copy())
             _warm.add(key)
         t0 = work_clock()
-        ida_batch(arr, rows, cols, HEURISTICS[heuristic], max_len, *tables, paths, stats)
+        ida_launches(ida_batch, arr, rows, cols, HEURISTICS[heuristic], max_len, tables, paths, stats)
         seconds = work_clock() - t0
         for j, (i, b, why) in enumerate(todo):
-            length, nodes, status, iters, h0 = (int(v) for v in stats[j])
+            length, nodes, status, iters, h0 = (int(v) for v in stats[j, :5])
             if status != rules.ST_SOLVED:
                 raise PuzzleInputError(f"board {b.text()}: no solution within {max_len} moves (raise --max-len)")
             dirs_bf = "".join(DIRECTIONS[int(d)] for d in paths[j, :length])
@@ -317,6 +317,36 @@ def solve_batch(boards: list[Board], goal: str, heuristic: str, backend: Backend
     if on_done is not None:
         on_done(out)
     return out
+
+
+def ida_launches(ida_batch, boards: np.ndarray, rows: int, cols: int, hkind: int, max_len: int, tables,
+                 paths: np.ndarray, stats: np.ndarray, planner=None) -> int:
+    """Run IDA* on every board in launches that each last about a second (:mod:`puzzlebatch.runners.launch`):
+    every launch gives its boards a node budget, and a board stopped by it resumes exactly where it stood in the
+    next one, so the solutions and node counts are those of one unbounded launch.  Ctrl-C is seen between
+    launches.  Fills ``paths`` and ``stats``; returns the number of launches."""
+    from puzzlebatch.runners.launch import LaunchPlanner, launch_seconds
+
+    # A resumed board first replays its path (up to max_len moves): budgets below a few thousand nodes would
+    # spend more time replaying than searching.
+    planner = planner or LaunchPlanner(1 << 40, len(boards), launch_seconds(), min_budget=4096)
+    stats[:, 2] = 0
+    active = np.arange(len(boards))
+    launches = 0
+    while len(active):
+        k, budget = planner.plan(len(active))
+        idx = active[:k]
+        sub_paths, sub_stats = paths[idx], stats[idx]
+        sub_stats[:, 5] = budget
+        before = int(sub_stats[:, 1].sum())
+        t0 = work_clock()
+        ida_batch(boards[idx], rows, cols, hkind, max_len, *tables, sub_paths, sub_stats)
+        planner.record(int(sub_stats[:, 1].sum()) - before, work_clock() - t0)
+        paths[idx], stats[idx] = sub_paths, sub_stats
+        launches += 1
+        stopped = stats[active, 2] == rules.ST_BUDGET
+        active = np.concatenate([active[:k][stopped[:k]], active[k:]])
+    return launches
 
 
 def solve(board: Board, goal: str, heuristic: str, backend: Backend, **kw) -> SolveResult:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import sys
 import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
 
+from puzzlebatch import limits as L
 from puzzlebatch import transfers
 from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.errors import PuzzleInputError
@@ -17,12 +17,12 @@ from puzzlebatch.transfers import transfers_of
 from puzzlebatch.puzzles.sliding.model import GOALS, Board, goal_board, parse_board, parse_size, read_instances, \
     replay, solvability
 
-DEFAULT_RESULTS_DIR = Path("results")
 
 
 def default_out(verb: str) -> Path:
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
-    return DEFAULT_RESULTS_DIR / f"sliding-{verb}-{stamp}.h5"
+    from puzzlebatch.outputs import default_result_file
+
+    return default_result_file(f"sliding-{verb}")
 
 
 def _say(msg: str) -> None:
@@ -248,8 +248,7 @@ def _solve_file(args, size) -> int:
             raise PuzzleInputError(f"--resume: {out} has no unfinished solve of {args.file}")
     else:
         run = store.create_run("sliding", "solve", backend=backend.name, device=backend.device, seed=None,
-                               params=params)
-        run.set_instances(boards=np.array([b.tiles for b, _ in instances], np.int8))
+                               params=params, instances={"boards": np.array([b.tiles for b, _ in instances], np.int8)})
     start = int(run.n_committed)
     batch = job_sizes(len(instances) - start, pool, args.batch)
     progress = bar(f"sliding solve {rows}x{cols}", unit="instance", total=len(instances))
@@ -386,6 +385,10 @@ def run_pdb_build(args) -> int:
     name, pats = sliding_pdb.partition(rows, cols, args.partition)
     backend = select_backend(args.backend)
     folder = sliding_pdb.cache_dir(args.cache_dir)
+    if args.cache_dir:  # the folder the user named: made here (its parent must exist), before any work
+        from puzzlebatch.outputs import make_output_dir
+
+        make_output_dir(folder, "--cache-dir")
     built = []
     if args.scheduler:  # one pattern per Dask task (the cache folder must be shared with the workers)
         return _pdb_build_on_pool(args, rows, cols, name, pats, folder)
@@ -549,8 +552,8 @@ def register(sub) -> None:
     p.add_argument("--out", help="results file (default: results/sliding-bfs-RxC-<time>.h5)")
     p.add_argument("--json", action="store_true")
     p.add_argument("--resume", action="store_true", help="continue the unfinished bfs in --out")
-    p.add_argument("--checkpoint-every", type=float, default=60.0, metavar="SECONDS")
-    p.add_argument("--max-layers", type=int, help="stop after this many layers (resume later)")
+    p.add_argument("--checkpoint-every", type=L.non_negative_seconds, default=60.0, metavar="SECONDS")
+    p.add_argument("--max-layers", type=L.positive_int, help="stop after this many layers (resume later)")
     p.set_defaults(func=run_bfs)
 
     p = verbs.add_parser("solve", help="optimal solutions by IDA*: one board, or a file of instances")
@@ -564,8 +567,8 @@ def register(sub) -> None:
     p.add_argument("--cache-dir", help="where pattern databases are kept (default $PUZZLEBATCH_CACHE or "
                                        "~/.cache/puzzlebatch)")
     p.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
-    p.add_argument("--max-len", type=int, default=250, help="give up beyond this many moves (default 250)")
-    p.add_argument("--batch", type=int, help="instances per launch with --file (default: all at once)")
+    p.add_argument("--max-len", type=L.positive_int, default=250, help="give up beyond this many moves (default 250)")
+    p.add_argument("--batch", type=L.positive_int, help="instances per launch with --file (default: all at once)")
     p.add_argument("--out", help="results file for --file (default: results/sliding-solve-<time>.h5)")
     p.add_argument("--resume", action="store_true", help="with --file: continue the unfinished run in --out")
     from puzzlebatch.runners.distributed import add_arguments as add_scheduler
@@ -584,8 +587,9 @@ def register(sub) -> None:
     b.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
     b.add_argument("--cache-dir")
     b.add_argument("--force", action="store_true", help="rebuild databases that exist")
-    b.add_argument("--checkpoint-every", type=float, default=60.0, metavar="SECONDS")
-    b.add_argument("--max-layers", type=int, help="stop after this many layers of one pattern (resume later)")
+    b.add_argument("--checkpoint-every", type=L.non_negative_seconds, default=60.0, metavar="SECONDS")
+    b.add_argument("--max-layers", type=L.positive_int,
+                   help="stop after this many layers of one pattern (resume later)")
     b.add_argument("--json", action="store_true")
     add_scheduler(b)  # one pattern per task
     b.set_defaults(func=run_pdb_build)

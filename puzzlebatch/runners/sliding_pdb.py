@@ -14,6 +14,7 @@ An interrupted build leaves ``<name>.partial.h5`` (checkpointed between layers) 
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import time
@@ -100,7 +101,10 @@ def build_pattern(rows: int, cols: int, tiles, backend: Backend, folder: Path, *
 
     n, k = rows * cols, len(tiles)
     size = n_entries(n, k)
-    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise PuzzleInputError(f"--cache-dir {folder}: cannot create ({exc.strerror})") from None
     final = pattern_file(rows, cols, tiles, folder)
     partial = final.with_suffix(".partial.h5")
     if partial.exists():
@@ -161,7 +165,7 @@ def build_pattern(rows: int, cols: int, tiles, backend: Backend, folder: Path, *
     if (dist == 255).any():
         raise AssertionError(f"pattern {tiles}: {(dist == 255).sum()} placements never reached")
     tmp = final.with_suffix(".tmp.h5")
-    with h5py.File(tmp, "w") as f:
+    with _writing(tmp), h5py.File(tmp, "w") as f:
         ds = f.create_dataset("distances", data=dist)  # contiguous: memory-mappable
         a = f.attrs
         a["schema"] = "puzzlebatch-sliding-pdb"
@@ -178,7 +182,7 @@ def build_pattern(rows: int, cols: int, tiles, backend: Backend, folder: Path, *
         a["max_value"] = int(dist.max())
         a["mean_value"] = float(dist.mean())
         del ds
-    os.replace(tmp, final)
+    _durable_replace(tmp, final)
     if partial.exists():
         partial.unlink()
     return final
@@ -186,14 +190,37 @@ def build_pattern(rows: int, cols: int, tiles, backend: Backend, folder: Path, *
 
 def _checkpoint(path: Path, dist, visited, frontier, depth, seconds, counts) -> None:
     tmp = path.with_suffix(".ck.h5")
-    with h5py.File(tmp, "w") as f:
+    with _writing(tmp), h5py.File(tmp, "w") as f:
         f.create_dataset("dist", data=dist)
         f.create_dataset("visited", data=visited)
         f.create_dataset("frontier", data=frontier)
         f.create_dataset("layer_counts", data=np.array(counts, np.int64))
         f.attrs["depth"] = depth
         f.attrs["seconds"] = seconds
-    os.replace(tmp, path)  # atomic: a kill leaves the old checkpoint or the new one
+    _durable_replace(tmp, path)  # atomic: a kill or a power cut leaves the old checkpoint or the new one
+
+
+@contextlib.contextmanager
+def _writing(tmp: Path):
+    """Write ``tmp`` (renamed over its target afterwards): an I/O error is one line, and ``tmp`` is removed."""
+    try:
+        yield
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise PuzzleInputError(f"{tmp.parent}: cannot write a pattern database ({exc.strerror or exc})") from None
+
+
+def _durable_replace(tmp: Path, target: Path) -> None:
+    """``os.replace`` once ``tmp`` is on disk (fsync), so a power cut leaves the old file or the new one."""
+    try:
+        with open(tmp, "rb+") as f:
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise PuzzleInputError(f"{target}: cannot write ({exc.strerror or exc})") from None
 
 
 # -- load --------------------------------------------------------------------------------------------------------
