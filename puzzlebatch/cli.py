@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Sequence
 
@@ -25,13 +26,19 @@ class _Parser(argparse.ArgumentParser):
 def print_json(doc) -> None:
     """Print the command's JSON document.  Every object carries ``seconds`` (the work, compiling excluded; the
     verb's own measure when it has one) and ``compile_seconds`` (this command's compiling: 0 when every function
-    came from the disk cache)."""
+    came from the disk cache); one with a ``backend`` also ``h2d_bytes``, ``d2h_bytes`` and ``launches`` (this
+    command's traffic with the device and its kernel launches, unless the verb reports its own)."""
     if isinstance(doc, dict):
         from puzzlebatch.jit.clock import command_timings
 
         timings = command_timings()
         doc.setdefault("seconds", timings["seconds"])
         doc["compile_seconds"] = timings["compile_seconds"]
+        if "backend" in doc:  # a command that ran kernels: what it moved to and from the device, and launched
+            from puzzlebatch.transfers import command_transfers
+
+            for key, value in command_transfers().items():
+                doc.setdefault(key, value)
     json.dump(doc, sys.stdout, indent=2, default=_json_default)
     sys.stdout.write("\n")
 
@@ -70,27 +77,70 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+EXIT_BROKEN_PIPE = 141  # as a shell reports a command ended by SIGPIPE
+
+
+def _one_line(text: object) -> str:
+    return " ".join(str(text).split())
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; returns the exit status (0, 2 for bad input or an I/O error, 130 for Ctrl-C).
+
+    Errors are one line on stderr, never a traceback: bad input and limits (:class:`PuzzleInputError`), a
+    missing backend, a failed read or write (``OSError``), memory exhausted despite the limits.  A closed
+    stdout (``--json | head -1``) ends the command quietly."""
+    from puzzlebatch import transfers
     from puzzlebatch.jit.clock import end_command, start_command
 
     start_command()
+    transfers.start_command()
     try:
         return _run(argv)
     finally:
+        transfers.end_command()
         end_command()
 
 
 def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
     try:
-        return int(args.func(args) or 0)
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as exc:  # a bad option (already said in one line), --help or --version
+            return exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT
+        from puzzlebatch.outputs import check_cli_outputs
+
+        check_cli_outputs(args)
+        code = int(args.func(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows here, inside the handlers, not at exit
+        return code
+    except BrokenPipeError:
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
     except (PuzzleInputError, BackendUnavailableError) as exc:
-        print(f"puzzlebatch: error: {exc}", file=sys.stderr)
+        print(f"puzzlebatch: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("puzzlebatch: interrupted", file=sys.stderr)
         return 130
+    except MemoryError:
+        print("puzzlebatch: error: out of memory (lower the sizes, or the limit PUZZLEBATCH_MAX_MEMORY)",
+              file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except OSError as exc:  # a read or write the checks above could not foresee (disk full, I/O error)
+        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        print(f"puzzlebatch: error: {where}{_one_line(exc.strerror or exc)}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so that the interpreter's final flush does not complain about the pipe."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":

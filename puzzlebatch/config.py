@@ -1,4 +1,8 @@
-"""Tunable launch settings.  Tests shrink them so that small batches span several CUDA blocks."""
+"""Tunable launch settings.  Tests shrink them so that small batches span several CUDA blocks.
+
+On a real GPU the block count comes from the device and each kernel's registers
+(:mod:`puzzlebatch.gpu_kernels.geometry`); these numbers are the threads per block it starts from and the cap, and
+the whole geometry without a GPU (the simulator)."""
 
 from __future__ import annotations
 

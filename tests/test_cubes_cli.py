@@ -153,7 +153,7 @@ def test_ga_resume_continues_the_same_run(tmp_path, capsys):
 
 @pytest.mark.parametrize("args, fragment", [
     (["--population", "1"], "--population 1"),
-    (["--block", "2"], "--block 2.0"),
+    (["--block", "2"], "--block: 2: must be between 0 and 1"),
     (["--figure", "3x3x4"], "36 cells"),
 ])
 def test_ga_bad_input(args, fragment, tmp_path, capsys):

@@ -175,7 +175,7 @@ def test_play_icfp2015_honours_a_short_time_limit(warm_cache):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["-t", "0", "-f", "x.json"], "-t 0: the time limit must be positive"),
+    (["-t", "0", "-f", "x.json"], "-t: 0: must be greater than 0"),
     (["-f", "missing.json"], "missing.json: cannot read problem"),
     ([], "the following arguments are required: -f"),
 ])

@@ -6,10 +6,10 @@ from puzzlebatch.cli import main
 
 
 @pytest.mark.parametrize("args, message", [
-    (["sliding", "solve", "--file", "{inst}", "--batch", "-5"], "--batch -5: must be at least 1"),
-    (["sliding", "solve", "1 2 3 4 5 6 7 8 0", "--max-len", "-1"], "--max-len -1: must be at least 1"),
+    (["sliding", "solve", "--file", "{inst}", "--batch", "-5"], "--batch: -5: must be at least 1"),
+    (["sliding", "solve", "1 2 3 4 5 6 7 8 0", "--max-len", "-1"], "--max-len: -1: must be at least 1"),
     (["cubes", "ga", "--figure", "2x2x1", "--selection", "tournament", "--tournament", "0", "--generations", "1"],
-     "--tournament 0: between 1 and the population"),
+     "--tournament: 0: must be at least 1"),
     (["cubes", "solve", "--figure", "2x1x1", "--png", "{tmp}/a.gif"], "--png: cannot draw"),
 ])
 def test_bad_options_are_one_line_errors(args, message, tmp_path, capsys):

@@ -27,7 +27,7 @@ def _write(tmp_path: Path, text: str, name: str = "job.toml") -> Path:
     ('family = "snake"\nverb = "count"\ncolour = "red"\n', 3, ["colour", "unknown key"]),
     ('family = "snake"\nverb = "count"\n\n[options]\nbox = "3x3x3"\nbudgett = 5\n', 6,
      ["options.budgett", "not an option of `snake count`", "--budget"]),
-    ('family = "snake"\nverb = "count"\n[options]\nbudget = "lots"\n', 4, ["options.budget", "invalid int"]),
+    ('family = "snake"\nverb = "count"\n[options]\nbudget = "lots"\n', 4, ["options.budget", "must be a whole number"]),
     ('family = "snake"\nverb = "count"\n[options]\nall = "yes"\n', 4, ["options.all", "true or false"]),
     ('family = "snakes"\nverb = "count"\n', 1, ["family", "no such command"]),
     ('family = "snake"\nverb = "fold"\n', 2, ["verb", "no such command"]),

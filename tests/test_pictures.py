@@ -39,6 +39,11 @@ def _svg_texts(path):
 
 @pytest.mark.parametrize("cells, dims", [(FOLD_222, (2, 2, 2)), (FOLD_333, (3, 3, 3))], ids=["2x2x2", "3x3x3"])
 def test_png(tmp_path, cells, dims):
+    from puzzlebatch.errors import PuzzleInputError
+
+    with pytest.raises(PuzzleInputError, match="directory .*sub does not exist"):  # no folder made for it
+        draw_snake(cells, dims, tmp_path / "sub" / "snake.png", title="a snake")
+    (tmp_path / "sub").mkdir()
     out = draw_snake(cells, dims, tmp_path / "sub" / "snake.png", title="a snake")
     assert out == tmp_path / "sub" / "snake.png"
     _check_png(out)

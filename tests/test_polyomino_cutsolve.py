@@ -1,4 +1,4 @@
-"""Cut puzzles solved back by the scan-order search with local restarts (issue 4): solutions validated, existence
+"""Cut puzzles solved back by the scan-order search with local restarts: solutions validated, existence
 decided the same as the plain-Python Algorithm X oracle, impossible boards proved, CUDA simulator == CPU, CLI."""
 
 import json

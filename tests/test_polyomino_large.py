@@ -1,4 +1,4 @@
-"""Large boards (issue 4): transfer-matrix strip counts, band-by-band tilings, random cuts, and their CLI."""
+"""Large boards: transfer-matrix strip counts, band-by-band tilings, random cuts, and their CLI."""
 
 import json
 import os

@@ -76,7 +76,7 @@ SCRIPT = textwrap.dedent("""
             ptx, _ = cuda.compile_ptx(getattr(k, name).py_func, sig, cc=cc)
             assert ".entry" in ptx
             done.append("puzzlebatch.gpu_kernels.sliding.%s@sm_%d%d" % (name, *cc))
-        # polyomino strips (issue 4): the transfer-matrix step kernel and the float rule
+        # polyomino strips: the transfer-matrix step kernel and the float rule
         from puzzlebatch.gpu_kernels.polyomino_strip import drivers as strip_drivers
         from puzzlebatch.puzzles.polyomino import strip_rules
         i64, f64 = types.int64, types.float64

@@ -123,7 +123,7 @@ def test_heuristics_are_admissible_and_ordered(bfs_3x3, oracle_3x3, cpu, tmp_pat
         h = {}
         for name in ("manhattan", "linear-conflict", "pdb"):
             tables = arrays if name == "pdb" else sliding._tables(name, 3, 3)
-            stats = np.zeros((1, 5), np.int64)
+            stats = np.zeros((1, rules.STATS_WIDTH), np.int64)
             from puzzlebatch.cpu_fallback.sliding import drivers
 
             drivers().ida_batch(b[None, :], 3, 3, sliding.HEURISTICS[name], 0, *tables,

@@ -46,7 +46,11 @@ def _make_store(path: Path) -> tuple[str, str]:
 
 
 def test_round_trip(tmp_path):
-    path = tmp_path / "sub" / "results.h5"  # parent directory is created
+    path = tmp_path / "sub" / "results.h5"
+    with pytest.raises(PuzzleInputError, match="directory .*sub does not exist"):
+        ResultsStore(path)  # no directory is created that the user did not name
+    assert not path.parent.exists()
+    path.parent.mkdir()
     id_a, id_b = _make_store(path)
     assert (id_a, id_b) == ("snake-dlx-0000", "polyomino-count-0001")
 

@@ -238,6 +238,7 @@ def results_files(web_results):
     """Runs laid out as the command line writes them: a snake embedding, a cubes assembly, a hex Tetris play."""
     from puzzlebatch.results.store import ResultsStore
 
+    (web_results / "sub").mkdir(exist_ok=True)
     with ResultsStore(web_results / "sub" / "made.h5", "a") as store:
         run = store.create_run("snake", "count", backend="cpu", device="test", seed=None, params={"all": True})
         run.set_instances(chain=np.array([0, 1, 1, 1, 1, 1, 1, 0], np.int8), box=np.array([2, 2, 2]))

@@ -204,6 +204,7 @@ def test_results_browser_shows_a_run_made_here(page, server, tmp_path, web_resul
     from puzzlebatch.cli import main
 
     out = web_results / "browser" / "dominoes.h5"
+    out.parent.mkdir(exist_ok=True)
     assert main(["polyomino", "count", "--board", "4x2", "--pieces", "dominoes", "--unlimited", "--all",
                  "--out", str(out), "--backend", "cpu", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
@@ -228,6 +229,7 @@ def test_results_3d_view_of_a_snake(page, server, tmp_path, web_results):
 
     from puzzlebatch.results.store import ResultsStore
 
+    (web_results / "browser").mkdir(exist_ok=True)
     with ResultsStore(web_results / "browser" / "snake.h5", "a") as store:
         run = store.create_run("snake", "count", backend="cpu", device="test", seed=None, params={"all": True})
         run.set_instances(chain=np.array([0, 1, 1, 1, 1, 1, 1, 0], np.int8), box=np.array([2, 2, 2]))

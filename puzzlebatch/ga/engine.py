@@ -24,6 +24,8 @@ import numpy as np
 
 from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.runners.backend import Backend
+from puzzlebatch.transfers import CountingDrivers
+from puzzlebatch.xp import namespace_for, replace_by_carrier, replace_plus, roulette_cumsum, to_host
 
 
 @dataclass
@@ -83,7 +85,9 @@ class GAState:
     seconds: float = 0.0
 
     def arrays(self) -> dict[str, np.ndarray]:
-        return {"population": self.population, "fitness": self.fitness, "rngs": self.rngs}
+        """The population, fitness and random states on the host (during a GPU run they live on the device)."""
+        return {"population": to_host(self.population), "fitness": to_host(self.fitness),
+                "rngs": to_host(self.rngs)}
 
     def meta(self) -> dict:
         return {"generation": self.generation, "evaluations": self.evaluations, "seconds": self.seconds}
@@ -114,12 +118,15 @@ def seed_states(seed: int, n: int) -> np.ndarray:
 
 
 def _drivers(backend: Backend, rules: ModuleType):
-    # The one place that picks the GA kernel family.
+    """The one place that picks the GA kernel family: the CPU drivers (launches counted), or a CUDA launcher of
+    the run's own (tables on the device for the run)."""
     if backend.kind == "cpu":
         from puzzlebatch.cpu_fallback.ga import drivers
-    else:
-        from puzzlebatch.gpu_kernels.ga import drivers
-    return drivers(rules)
+
+        return CountingDrivers(drivers(rules), ("breed_batch", "fitness_batch"))
+    from puzzlebatch.gpu_kernels.ga import launcher
+
+    return launcher(rules)
 
 
 class GeneticAlgorithm:
@@ -137,11 +144,26 @@ class GeneticAlgorithm:
         config.check()
         self.problem, self.backend, self.config, self.seed = problem, backend, config, seed
         self._d = _drivers(backend, problem.rules)
+        self.xp = namespace_for(backend)  # where the population lives between generations
+
+    @property
+    def transfers(self) -> dict:
+        """Bytes moved to and from the device and launches so far (``h2d_bytes``, ``d2h_bytes``, ``launches``)."""
+        return self._d.transfers.to_json()
+
+    def _resident(self, state: GAState) -> GAState:
+        """The state's arrays in the run's namespace (moved to the device once, at the start of a run)."""
+        if self.xp is not np and isinstance(state.population, np.ndarray):
+            for name in ("population", "fitness", "rngs"):
+                host = getattr(state, name)
+                self._d.transfers.h2d(host.nbytes)
+                setattr(state, name, self.xp.asarray(host))
+        return state
 
     # -- population ------------------------------------------------------------------------------------------
     def evaluate(self, genomes: np.ndarray) -> np.ndarray:
         out = np.zeros(len(genomes), np.float64)
-        self._d.fitness_batch(np.ascontiguousarray(genomes), out, self.problem.tables)
+        self._d.fitness_batch(np.ascontiguousarray(to_host(genomes)), out, self.problem.tables)
         return out
 
     def start(self, initial: np.ndarray | None = None) -> GAState:
@@ -153,7 +175,7 @@ class GeneticAlgorithm:
             k = min(len(initial), p)
             pop[:k] = initial[:k]
         pop = np.ascontiguousarray(pop)
-        state = GAState(0, pop, self.evaluate(pop), seed_states(self.seed, p), evaluations=p)
+        state = self._resident(GAState(0, pop, self.evaluate(pop), seed_states(self.seed, p), evaluations=p))
         self.warm_up(state)
         return state
 
@@ -168,11 +190,12 @@ class GeneticAlgorithm:
         """One batch launch: a child per slot.  Returns (children, child_fitness, carriers); advances the
         random states in ``state``."""
         c = self.config
+        xp = self.xp
         pop, fit = state.population, state.fitness
-        cum = np.cumsum(np.maximum(fit, 0.0) + 1e-9)
-        children = np.empty_like(pop)
-        child_fit = np.zeros(len(pop), np.float64)
-        carriers = np.zeros(len(pop), np.int64)
+        cum = roulette_cumsum(xp, fit)
+        children = xp.empty_like(pop)
+        child_fit = xp.zeros(len(pop), np.float64)
+        carriers = xp.zeros(len(pop), np.int64)
         tournament = c.tournament_size if c.selection == "tournament" else 0
         self._d.breed_batch(pop, fit, cum, children, child_fit, carriers, state.rngs, c.n_parents, c.p_mutation,
                             tournament, self.problem.params, self.problem.tables)
@@ -180,22 +203,11 @@ class GeneticAlgorithm:
 
     def replace(self, state: GAState, children: np.ndarray, child_fit: np.ndarray, carriers: np.ndarray) -> int:
         """Apply the replacement policy in place; returns how many slots changed."""
-        pop, fit = state.population, state.fitness
         if self.config.replacement == "plus":
-            allpop = np.concatenate([children, pop])
-            allfit = np.concatenate([child_fit, fit])
-            order = np.argsort(-allfit, kind="stable")[:len(pop)]
-            changed = int((order < len(children)).sum())
-            state.population, state.fitness = np.ascontiguousarray(allpop[order]), allfit[order].copy()
+            state.population, state.fitness, changed = replace_plus(self.xp, state.population, state.fitness,
+                                                                    children, child_fit)
             return changed
-        idx = np.arange(len(children))
-        order = np.lexsort((idx, -child_fit, carriers))  # by carrier, fittest child first, then lowest index
-        _, first = np.unique(carriers[order], return_index=True)
-        best = order[first]
-        win = best[child_fit[best] >= fit[carriers[best]]]
-        pop[carriers[win]] = children[win]
-        fit[carriers[win]] = child_fit[win]
-        return len(win)
+        return replace_by_carrier(self.xp, state.population, state.fitness, children, child_fit, carriers)
 
     def step(self, state: GAState) -> dict:
         t0 = work_clock()
@@ -222,6 +234,7 @@ class GeneticAlgorithm:
         if state is None:
             state = self.start()
         else:
+            state = self._resident(state)
             self.warm_up(state)
         history = []
 
@@ -234,9 +247,9 @@ class GeneticAlgorithm:
             history.append(rec)
             if on_generation is not None:
                 on_generation(state, rec)
-        b = int(np.argmax(state.fitness))
+        b = int(self.xp.argmax(state.fitness))
         eps = state.evaluations / state.seconds if state.seconds > 0 else 0.0
         return GAResult(success=n_solved(state) >= until_solved, generation=state.generation,
-                        best_fitness=float(state.fitness[b]), best=state.population[b].copy(),
+                        best_fitness=float(state.fitness[b]), best=to_host(state.population[b]).copy(),
                         evaluations=state.evaluations, seconds=state.seconds, evaluations_per_second=eps,
                         history=history), state

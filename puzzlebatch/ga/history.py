@@ -13,6 +13,7 @@ import time
 import numpy as np
 
 from puzzlebatch.ga.engine import GAState
+from puzzlebatch.xp import to_host
 
 
 class GARecorder:
@@ -26,9 +27,10 @@ class GARecorder:
         self.last = time.perf_counter()
 
     def __call__(self, state: GAState, rec: dict) -> None:
-        b = int(np.argmax(state.fitness))
-        self.rows.append(rec | {"seconds": state.seconds, "best_genome": state.population[b].copy(),
-                                "fitness": state.fitness.astype(np.float32)})
+        fitness = to_host(state.fitness)  # a GPU run keeps its population on the device
+        b = int(np.argmax(fitness))
+        self.rows.append(rec | {"seconds": state.seconds, "best_genome": to_host(state.population[b]).copy(),
+                                "fitness": fitness.astype(np.float32)})
         if self.progress is not None:
             self.progress.update(1)
             self.progress.set_postfix(best=rec["best"], mean=round(rec["mean"], 2))

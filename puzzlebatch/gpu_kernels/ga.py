@@ -1,7 +1,7 @@
 """CUDA kernels of the generic GA: one thread per child (grid-stride), the same per-item code as the CPU.
 
-Same driver names and signatures as :mod:`puzzlebatch.cpu_fallback.ga`, on host numpy arrays.  The kernels are
-templates compiled together with a family's operators (:func:`puzzlebatch.ga.compile.ga_unit`).
+Same driver names and signatures as :mod:`puzzlebatch.cpu_fallback.ga`, on host numpy arrays or device arrays.
+The kernels are templates compiled together with a family's operators (:func:`puzzlebatch.ga.compile.ga_unit`).
 """
 # ruff: noqa: F821  -- names resolved in the compile unit
 
@@ -15,7 +15,8 @@ import numpy as np
 from numba import cuda  # a module global: the simulator swaps it for its fake inside kernels
 
 from puzzlebatch import jit
-from puzzlebatch.config import launch
+from puzzlebatch.gpu_kernels.device import DeviceSession
+from puzzlebatch.transfers import Transfers
 
 
 @jit.kernel
@@ -37,31 +38,46 @@ def fitness_kernel(pop, out, tables):
 
 
 class GAKernels:
-    """A family's compiled GA kernels and their host launchers."""
+    """A family's compiled GA kernels and their host launchers, with the device memory of one GA run (one
+    launcher per run: :func:`launcher`).
+
+    The tables and operator parameters go to the device once.  Arrays that live on the device (the population,
+    fitness and random states of a run on a GPU with CuPy) are used where they are, and nothing comes back; numpy
+    arrays are copied in, and the outputs copied back.
+    """
 
     def __init__(self, unit: jit.Unit) -> None:
         self.unit = unit
         self.breed_kernel, self.fitness_kernel = unit.breed_kernel, unit.fitness_kernel
+        self._session: DeviceSession | None = None
+
+    @property
+    def session(self) -> DeviceSession:
+        if self._session is None:  # made on first use: compiling to PTX needs no device
+            self._session = DeviceSession()
+        return self._session
+
+    @property
+    def transfers(self) -> Transfers:
+        return self.session.transfers
 
     def breed_batch(self, pop, fit, cum, children, child_fit, carriers, rngs, n_parents, p_mutation, tournament,
                     params, tables):
+        s = self.session
         n = children.shape[0]
-        d_children, d_child_fit = cuda.to_device(children), cuda.to_device(child_fit)
-        d_carriers, d_rngs = cuda.to_device(carriers), cuda.to_device(rngs)
-        self.breed_kernel[launch.blocks_for(n), launch.threads_per_block](
-            cuda.to_device(pop), cuda.to_device(fit), cuda.to_device(cum), d_children, d_child_fit, d_carriers,
-            d_rngs, np.int64(n_parents), np.float64(p_mutation), np.int64(tournament), cuda.to_device(params),
-            cuda.to_device(tables))
-        d_children.copy_to_host(children)
-        d_child_fit.copy_to_host(child_fit)
-        d_carriers.copy_to_host(carriers)
-        d_rngs.copy_to_host(rngs)
+        outs = [(children, s.output("children", children)), (child_fit, s.output("child_fit", child_fit)),
+                (carriers, s.output("carriers", carriers)), (rngs, s.put("rngs", rngs))]
+        s.launch("breed_kernel", self.breed_kernel, n, s.put("pop", pop), s.put("fit", fit), s.put("cum", cum),
+                 *(d for _, d in outs), np.int64(n_parents), np.float64(p_mutation), np.int64(tournament),
+                 s.resident("params", params), s.resident("tables", tables))
+        s.get_back(outs)
 
     def fitness_batch(self, pop, out, tables):
-        d_out = cuda.to_device(out)
-        self.fitness_kernel[launch.blocks_for(pop.shape[0]), launch.threads_per_block](
-            cuda.to_device(pop), d_out, cuda.to_device(tables))
-        d_out.copy_to_host(out)
+        s = self.session
+        d_out = s.output("fitness", out)
+        s.launch("fitness_kernel", self.fitness_kernel, pop.shape[0], s.put("genomes", pop), d_out,
+                 s.resident("tables", tables))
+        s.get_back([(out, d_out)])
 
 
 @lru_cache(maxsize=None)
@@ -69,3 +85,8 @@ def drivers(rules: ModuleType) -> GAKernels:
     from puzzlebatch.ga.compile import ga_unit
 
     return GAKernels(ga_unit(rules, "cuda", sys.modules[__name__]))
+
+
+def launcher(rules: ModuleType) -> GAKernels:
+    """A launcher of its own (its own device memory, stream and transfer counts) for one GA run."""
+    return GAKernels(drivers(rules).unit)

@@ -1,7 +1,7 @@
 """CUDA kernels of hex Tetris playouts: one game per thread (grid-stride), the same per-game rules as the CPU.
 
 Same function names and signatures as :mod:`puzzlebatch.cpu_fallback.hextris`, taking host numpy arrays; the
-launchers copy them to the device, run the kernel and copy the game arrays back.
+launchers keep the tables on the device, copy the games in, run the kernel and copy the game arrays back.
 """
 
 # ruff: noqa: F821  -- names resolved in the compile unit
@@ -15,8 +15,9 @@ import numpy as np
 from numba import cuda  # a module global: the simulator swaps it for its fake inside kernels
 
 from puzzlebatch import jit
-from puzzlebatch.config import launch
+from puzzlebatch.gpu_kernels.device import DeviceSession
 from puzzlebatch.puzzles.hextris import rules
+from puzzlebatch.transfers import Transfers
 
 
 @jit.kernel
@@ -57,47 +58,66 @@ def lockable_kernel(tables, prob, states, boards, vis, work, out, feats, n_out):
                                       feats[g], out.shape[1])
 
 
-def _launch(kernel, n, inputs, outputs, scratch=frozenset()):
-    """Run ``kernel`` over ``n`` games; ``outputs`` (host arrays) are copied in and back, except those whose
-    position is in ``scratch`` (the BFS work arrays: copied in, zeroed by the caller, never back)."""
-    if n == 0:
-        return
-    d_out = [cuda.to_device(a) for a in outputs]
-    d_in = [cuda.to_device(a) if isinstance(a, np.ndarray) else a for a in inputs]
-    kernel[launch.blocks_for(n), launch.threads_per_block](*d_in, *d_out)
-    for k, (host, dev) in enumerate(zip(outputs, d_out)):
-        if k not in scratch:
-            dev.copy_to_host(host)
-
-
 class HextrisKernels:
-    """The CUDA kernels (``*_kernel``) and their host launchers (``init_batch`` ...)."""
+    """The CUDA kernels (``*_kernel``) and their host launchers (``init_batch`` ...), with the device memory of one
+    set of playouts (one launcher per :class:`~puzzlebatch.runners.hextris.Playouts`: :func:`launcher`): the
+    problems' tables go to the device once; the games' arrays, which every call changes, go in and come back."""
 
     def __init__(self, unit: jit.Unit) -> None:
         self.unit = unit
         for name in ("init_kernel", "commands_kernel", "policy_kernel", "placements_kernel", "lockable_kernel"):
             setattr(self, name, getattr(unit, name))
+        self._session: DeviceSession | None = None
+
+    @property
+    def session(self) -> DeviceSession:
+        if self._session is None:  # made on first use: compiling to PTX needs no device
+            self._session = DeviceSession()
+        return self._session
+
+    @property
+    def transfers(self) -> Transfers:
+        return self.session.transfers
+
+    def _launch(self, name, n, tables, inputs, outputs, scratch=frozenset()):
+        """Run kernel ``name`` over ``n`` games: ``tables`` stays on the device; ``outputs`` (host arrays) are
+        copied in and back, except those whose position is in ``scratch`` (the BFS work arrays: copied in, zeroed
+        by the caller, never back)."""
+        if n == 0:
+            return
+        s = self.session
+        d_in = [s.put(f"{name}:in{k}", a) if isinstance(a, np.ndarray) else a for k, a in enumerate(inputs)]
+        d_out = [s.put(f"{name}:out{k}", a) for k, a in enumerate(outputs)]
+        s.launch(name, getattr(self, name), n, s.resident("tables", tables), *d_in, *d_out)
+        for k, (host, dev) in enumerate(zip(outputs, d_out)):
+            if k not in scratch:
+                s.get(dev, host)
 
     def init_batch(self, tables, prob, seeds, states, boards, vis):
-        _launch(self.init_kernel, states.shape[0], (tables, prob, seeds), (states, boards, vis))
+        self._launch("init_kernel", states.shape[0], tables, (prob, seeds), (states, boards, vis))
 
     def commands_batch(self, tables, prob, cmds, offsets, states, boards, vis):
-        _launch(self.commands_kernel, states.shape[0], (tables, prob, cmds, offsets), (states, boards, vis))
+        self._launch("commands_kernel", states.shape[0], tables, (prob, cmds, offsets), (states, boards, vis))
 
     def policy_batch(self, tables, prob, weights, max_units, states, boards, vis, work, feats, out, n_out):
-        _launch(self.policy_kernel, states.shape[0], (tables, prob, weights, max_units),
-                (states, boards, vis, work, feats, out, n_out), scratch={3, 4})
+        self._launch("policy_kernel", states.shape[0], tables, (prob, weights, max_units),
+                     (states, boards, vis, work, feats, out, n_out), scratch={3, 4})
 
     def placements_batch(self, tables, prob, targets, n_targets, states, boards, vis, work, out, n_out):
-        _launch(self.placements_kernel, states.shape[0], (tables, prob, targets, n_targets),
-                (states, boards, vis, work, out, n_out), scratch={3})
+        self._launch("placements_kernel", states.shape[0], tables, (prob, targets, n_targets),
+                     (states, boards, vis, work, out, n_out), scratch={3})
 
     def lockable_batch(self, tables, prob, states, boards, vis, work, out, feats, n_out):
-        _launch(self.lockable_kernel, states.shape[0], (tables, prob, states, boards, vis),
-                (work, out, feats, n_out), scratch={0})
+        self._launch("lockable_kernel", states.shape[0], tables, (prob, states, boards, vis),
+                     (work, out, feats, n_out), scratch={0})
 
 
 @lru_cache(maxsize=None)
 def drivers() -> HextrisKernels:
     """The kernels compiled together with the hex Tetris rules (built on first use, cached on disk)."""
     return HextrisKernels(jit.unit("hextris", "cuda", rules=[rules], templates=[sys.modules[__name__]]))
+
+
+def launcher() -> HextrisKernels:
+    """A launcher of its own (its own device memory, stream and transfer counts) for one set of playouts."""
+    return HextrisKernels(drivers().unit)

@@ -1,14 +1,16 @@
 """CUDA kernels of the batch DFS: one thread per work item (grid-stride), the same per-item DFS as the CPU.
 
 Same driver name and signature as :mod:`puzzlebatch.cpu_fallback.search` (``dfs_batch``), taking and returning
-host numpy arrays; the launcher moves them to and from the device.  ``dfs_kernel`` is a template compiled together
-with a family's rules (``dfs_item`` is resolved by name in the compile unit).
+host numpy arrays; the launcher moves them to and from the device, keeping the tables there for the whole run.
+``dfs_kernel`` is a template compiled together with a family's rules (``dfs_item`` is resolved by name in the
+compile unit).
 """
 # ruff: noqa: F821  -- names resolved in the compile unit
 
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from functools import lru_cache
 from types import ModuleType
 
@@ -16,9 +18,12 @@ import numpy as np
 from numba import cuda  # a module global: the simulator swaps it for its fake inside kernels
 
 from puzzlebatch import jit
-from puzzlebatch.config import launch
 from puzzlebatch.cpu_fallback.search import family_label
+from puzzlebatch.gpu_kernels.device import DeviceSession
+from puzzlebatch.transfers import Transfers
 from puzzlebatch.puzzles import search
+from puzzlebatch.puzzles.search import OUT_WIDTH
+from puzzlebatch.xp import cupy_module
 
 
 @jit.kernel
@@ -31,11 +36,36 @@ def dfs_kernel(states, stacks, roots, los, goal, budget, max_solutions, stop_aft
 
 
 class SearchKernels:
-    """A family's compiled CUDA kernel and its host launcher."""
+    """A family's compiled CUDA kernel and its host launcher, with the device memory of one run.
+
+    The tables go to the device once per run (one launcher per run: :func:`launcher`); per-batch arrays are copied
+    into reused buffers.  :meth:`dfs_batch` has the CPU driver's contract (host arrays in and back);
+    :meth:`submit`/:meth:`collect` let a count prepare batch k+1 while batch k runs and bring back only what the
+    host needs (the weighted count, the nodes, the budget-stopped items), reduced on the device with CuPy when it
+    is there.
+    """
 
     def __init__(self, unit: jit.Unit) -> None:
         self.unit = unit
         self.kernel = unit.dfs_kernel
+        self._session: DeviceSession | None = None
+
+    @property
+    def session(self) -> DeviceSession:
+        if self._session is None:  # made on first use: compiling to PTX needs no device
+            self._session = DeviceSession()
+        return self._session
+
+    @property
+    def transfers(self) -> Transfers:
+        return self.session.transfers
+
+    def _launch(self, d_states, d_stacks, d_roots, d_los, goal, budget, max_solutions, stop_after, d_solutions,
+                d_out, tables):
+        s = self.session
+        s.launch("dfs_kernel", self.kernel, d_states.shape[0], d_states, d_stacks, d_roots, d_los, np.int64(goal),
+                 np.int64(budget), np.int64(max_solutions), np.int64(stop_after), d_solutions, d_out,
+                 s.resident("tables", tables))
 
     def dfs_batch(self, states, stacks, roots, los, goal, budget, max_solutions, stop_after, solutions, out,
                   tables):
@@ -44,18 +74,71 @@ class SearchKernels:
         n = states.shape[0]
         if n == 0:
             return
-        d_states = cuda.to_device(states)
-        d_stacks = cuda.to_device(stacks)
-        d_solutions = cuda.to_device(solutions)
-        d_out = cuda.to_device(out)
-        blocks = launch.blocks_for(n)
-        self.kernel[blocks, launch.threads_per_block](
-            d_states, d_stacks, cuda.to_device(roots), cuda.to_device(los), np.int64(goal), np.int64(budget),
-            np.int64(max_solutions), np.int64(stop_after), d_solutions, d_out, cuda.to_device(tables))
-        d_states.copy_to_host(states)
-        d_stacks.copy_to_host(stacks)
-        d_solutions.copy_to_host(solutions)
-        d_out.copy_to_host(out)
+        s = self.session
+        d_states, d_stacks = s.put("states", states), s.put("stacks", stacks)
+        d_solutions, d_out = s.put("solutions", solutions), s.put("out", out)
+        self._launch(d_states, d_stacks, s.put("roots", roots), s.put("los", los), goal, budget, max_solutions,
+                     stop_after, d_solutions, d_out, tables)
+        for dev, host in ((d_states, states), (d_stacks, stacks), (d_solutions, solutions), (d_out, out)):
+            s.get(dev, host)
+
+    def submit(self, slot: int, states, roots, los, weights, goal, budget, tables, summary) -> "PendingBatch":
+        """Queue one counting launch of a batch (no solutions kept) and its reduction; returns at once.
+
+        ``slot`` (0 or 1) picks the buffers, so that batch k's results stay intact while batch k+1 is queued.
+        ``summary(xp, out, weights, roots, states, stacks) -> (scalars, rows)`` reduces the launch (see
+        :func:`puzzlebatch.runners.search.batch_summary`): on the device with CuPy, else on the host with numpy.
+        """
+        s = self.session
+        n, width = states.shape
+        d_states = s.put(f"states{slot}", states)
+        d_roots, d_los = s.put(f"roots{slot}", roots), s.put(f"los{slot}", los)
+        d_stacks = s.empty(f"stacks{slot}", (n, goal + 1), np.int32)
+        d_out = s.empty(f"out{slot}", (n, OUT_WIDTH), np.int64)
+        d_solutions = s.empty(f"solutions{slot}", (n, 1, width), np.int64)
+        self._launch(d_states, d_stacks, d_roots, d_los, goal, budget, 0, 0, d_solutions, d_out, tables)
+        cp = cupy_module()
+        if cp is not None:
+            d_weights = s.put(f"weights{slot}", weights)
+            with s.cupy_stream():
+                scalars, rows = summary(cp, cp.asarray(d_out), cp.asarray(d_weights), cp.asarray(d_roots),
+                                        cp.asarray(d_states), cp.asarray(d_stacks))
+            host_scalars = s.get_async(cuda.as_cuda_array(scalars), f"scalars{slot}")
+            return PendingBatch(s.record(), scalars=host_scalars, device_rows=rows)
+        host = tuple(s.get_async(d, f"{name}{slot}") for d, name in ((d_out, "out"), (d_states, "states"),
+                                                                     (d_stacks, "stacks")))
+        return PendingBatch(s.record(), host=host, weights=weights, roots=roots, summary=summary)
+
+    def collect(self, pending: "PendingBatch") -> tuple[np.ndarray, tuple]:
+        """Wait for a submitted batch; ``(scalars, rows)`` on the host (rows: the budget-stopped items)."""
+        pending.event.synchronize()
+        if pending.host is not None:
+            out, states, stacks = pending.host
+            scalars, rows = pending.summary(np, out, pending.weights, pending.roots, states, stacks)
+            k = int(scalars[2])
+            return np.asarray(scalars), tuple(r[:k] for r in rows)
+        scalars = np.array(pending.scalars)
+        k = int(scalars[2])
+        s = self.session
+        if k == 0:
+            return scalars, tuple(np.empty((0,) + tuple(r.shape[1:]), r.dtype) for r in pending.device_rows)
+        # Only the budget-stopped items come back, on the copy stream: the next batch's kernel is not waited for.
+        rows = tuple(s.get(cuda.as_cuda_array(r[:k]), stream=s.copy_stream) for r in pending.device_rows)
+        return scalars, rows
+
+
+@dataclass
+class PendingBatch:
+    """A queued launch: wait on ``event``; then either ``host`` arrays to reduce, or ``scalars`` and
+    ``device_rows`` already reduced on the device."""
+
+    event: object
+    host: tuple | None = None
+    weights: np.ndarray | None = None
+    roots: np.ndarray | None = None
+    summary: object = None
+    scalars: np.ndarray | None = None
+    device_rows: tuple | None = None
 
 
 def search_unit(rules: ModuleType, label: str | None = None) -> jit.Unit:
@@ -66,5 +149,11 @@ def search_unit(rules: ModuleType, label: str | None = None) -> jit.Unit:
 
 @lru_cache(maxsize=None)
 def drivers(rules: ModuleType) -> SearchKernels:
-    """Compiled CUDA kernel and launcher for a family's rules module (built once per module)."""
+    """Compiled CUDA kernel and a launcher for a family's rules module, shared by this process (built once per
+    module).  A run that keeps its own data on the device takes :func:`launcher` instead."""
+    return SearchKernels(search_unit(rules))
+
+
+def launcher(rules: ModuleType) -> SearchKernels:
+    """A launcher of its own (its own device memory, stream and transfer counts) for one run."""
     return SearchKernels(search_unit(rules))

@@ -89,6 +89,7 @@ def draw_assembly(assembly: list[dict], path: str | os.PathLike, *, title: str |
             ax.text(x + 0.5, y + 0.3, f"↑{f[1]:+d} ↓{f[3]:+d}", ha="center", va="center", fontsize=6)
     if title:
         fig.suptitle(title)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
+    from puzzlebatch.outputs import save_with
+
+    save_with(path, lambda tmp: fig.savefig(tmp, dpi=110), "--png")
     return path

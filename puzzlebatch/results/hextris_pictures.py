@@ -98,18 +98,20 @@ def draw_board(width: int, height: int, frame: Frame, path: str | os.PathLike, *
     path = Path(path)
     if path.suffix.lower() not in (".png", ".svg"):
         raise PuzzleInputError(f"--png {path}: the picture must be a .png or .svg file")
-    path.parent.mkdir(parents=True, exist_ok=True)
+    from puzzlebatch.outputs import check_output, save_with
+
+    check_output(path, "--png")  # before drawing
     fig = _figure(width, height)
     _draw(fig.add_subplot(1, 1, 1), width, height, frame, set(initial))
     fig.tight_layout()
     if path.suffix.lower() == ".png":
         from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-        FigureCanvasAgg(fig).print_png(str(path))
+        save_with(path, lambda tmp: FigureCanvasAgg(fig).print_png(str(tmp)), "--png")
     else:
         from matplotlib.backends.backend_svg import FigureCanvasSVG
 
-        FigureCanvasSVG(fig).print_svg(str(path))
+        save_with(path, lambda tmp: FigureCanvasSVG(fig).print_svg(str(tmp)), "--png")
     return path
 
 
@@ -126,7 +128,9 @@ def draw_animation(width: int, height: int, frames: list[Frame], path: str | os.
         raise PuzzleInputError(f"--gif {path}: the animation must be a .gif file")
     if not frames:
         raise PuzzleInputError("--gif: nothing to animate")
-    path.parent.mkdir(parents=True, exist_ok=True)
+    from puzzlebatch.outputs import check_output, save_with
+
+    check_output(path, "--gif")  # before drawing every frame
     images = []
     for frame in frames:
         fig = _figure(width, height)
@@ -136,5 +140,6 @@ def draw_animation(width: int, height: int, frames: list[Frame], path: str | os.
         FigureCanvasAgg(fig).print_png(buf)
         buf.seek(0)
         images.append(Image.open(buf).convert("P", palette=Image.ADAPTIVE))
-    images[0].save(path, save_all=True, append_images=images[1:], duration=int(1000 / fps), loop=0)
+    save_with(path, lambda tmp: images[0].save(tmp, format="GIF", save_all=True, append_images=images[1:],
+                                               duration=max(1, int(1000 / fps)), loop=0), "--gif")
     return path

@@ -167,9 +167,10 @@ def draw_snake(cells: np.ndarray | list, dims: tuple[int, int, int], path: str |
     if title:
         fig.suptitle(title, fontsize=14, fontweight="bold")
 
-    path.parent.mkdir(parents=True, exist_ok=True)
+    from puzzlebatch.outputs import save_with
+
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "puzzlebatch"}):
-        fig.savefig(path, format=path.suffix.lower()[1:], facecolor="white")
+        save_with(path, lambda tmp: fig.savefig(tmp, format=path.suffix.lower()[1:], facecolor="white"), "--png")
     return path
 
 
@@ -264,6 +265,7 @@ def draw_packing(pk, placements, path: str | os.PathLike, *, title: str | None =
                     if other != n:
                         ax.plot(*seg, color=_LINE, lw=1.6, solid_capstyle="round")
     fig.suptitle(title or f"{board.label}: {len(pieces)} pieces", fontsize=10)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, format=path.suffix.lower()[1:], facecolor="white")
+    from puzzlebatch.outputs import save_with
+
+    save_with(path, lambda tmp: fig.savefig(tmp, format=path.suffix.lower()[1:], facecolor="white"), "--png")
     return path

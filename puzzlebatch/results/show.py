@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from puzzlebatch.errors import PuzzleInputError
 from puzzlebatch.results.store import ResultsStore, dumps
 
 _TABLE = (  # (header, key in a run's description)
@@ -41,12 +42,16 @@ def describe(path: str | os.PathLike) -> dict[str, Any]:
     with ResultsStore(path, "r") as store:
         runs = []
         for run_id in store.run_ids():
-            run = store.run(run_id)
-            entry = run.attrs
-            entry["columns"] = {name: {"dtype": dtype, "shape": list(shape)}
-                                for name, (dtype, shape) in run.column_info().items()}
-            entry["series"] = {name: len(run.series(name)[0]) for name in run.series_names()}
-            entry["checkpoint"] = run.has_checkpoint()
+            try:
+                run = store.run(run_id)
+                entry = run.attrs
+                entry["columns"] = {name: {"dtype": dtype, "shape": list(shape)}
+                                    for name, (dtype, shape) in run.column_info().items()}
+                entry["series"] = {name: len(run.series(name)[0]) for name in run.series_names()}
+                entry["checkpoint"] = run.has_checkpoint()
+            except (PuzzleInputError, OSError, RuntimeError, KeyError, ValueError) as exc:
+                # One damaged run is reported as such; the others are shown as usual.
+                entry = {"id": run_id, "status": "damaged", "error": " ".join(str(exc).split())}
             runs.append(entry)
         return {"path": os.fspath(path), **store.attrs, "runs": runs}
 
@@ -90,6 +95,9 @@ def format_text(desc: dict[str, Any]) -> str:
         if i == 0:
             continue
         run = runs[i - 1]
+        if run.get("error"):
+            lines.append("    damaged: " + _cut(run["error"]))
+            continue
         lines.append("    params: " + _cut(dumps(run.get("params"))))
         if run.get("result") is not None:
             lines.append("    result: " + _cut(dumps(run["result"])))

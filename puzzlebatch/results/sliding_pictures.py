@@ -73,6 +73,7 @@ def draw_path(boards, path: str | os.PathLike, *, goal: str = "blank-last", move
         ax.set_title(label, fontsize=7, pad=2)
     if title:
         fig.suptitle(title, fontsize=9)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, format=path.suffix.lower()[1:], facecolor="white")
+    from puzzlebatch.outputs import save_with
+
+    save_with(path, lambda tmp: fig.savefig(tmp, format=path.suffix.lower()[1:], facecolor="white"), "--png")
     return path

@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
 
+from puzzlebatch import limits as L
 from puzzlebatch.errors import PuzzleInputError
 
-DEFAULT_RESULTS_DIR = Path("results")
 
 
 def default_out(verb: str) -> Path:
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
-    return DEFAULT_RESULTS_DIR / f"cubes-{verb}-{stamp}.h5"
+    from puzzlebatch.outputs import default_result_file
+
+    return default_result_file(f"cubes-{verb}")
 
 
 def _inputs(args):
@@ -87,9 +87,9 @@ def run_solve(args) -> int:
 
         with ResultsStore(args.out, "a") as store:
             run = store.create_run("cubes", "solve", backend=backend.name, device=backend.device, seed=None,
-                                   params={"figure": str(figure), "cubes": cube_set.source})
-            run.set_instances(cells=figure.cells, cube_numbers=np.array(cube_set.numbers),
-                              cube_faces=cube_set.faces)
+                                   params={"figure": str(figure), "cubes": cube_set.source},
+                                   instances={"cells": figure.cells, "cube_numbers": np.array(cube_set.numbers),
+                                              "cube_faces": cube_set.faces})
             if result.solved:
                 run.append_items(cell=np.array([a["cell"] for a in result.assembly]),
                                  cube=np.array([a["cube"] for a in result.assembly]),
@@ -136,10 +136,9 @@ def run_count(args) -> int:
 
     session = CountSession(args, "cubes", "count", params, backend, default_out("count"), same_problem,
                            label=f"cubes count {figure}", describe=f"figure {figure} with these cubes",
-                           series="assemblies")
-    if not session.resumed:
-        session.run.set_instances(cells=figure.cells, cube_numbers=np.array(cube_set.numbers),
-                                  cube_faces=cube_set.faces)
+                           series="assemblies", instances={"cells": figure.cells,
+                                                           "cube_numbers": np.array(cube_set.numbers),
+                                                           "cube_faces": cube_set.faces})
     try:
         result, rest, totals = cubes.count(figure, cube_set, backend, settings, frontier=session.frontier,
                                            totals=session.totals, on_batch=session.on_batch,
@@ -173,9 +172,9 @@ def _common(p) -> None:
 
 
 def _search_knobs(p) -> None:
-    p.add_argument("--budget", type=int, help="DFS nodes per work item per launch")
-    p.add_argument("--batch-size", type=int, help="work items per launch")
-    p.add_argument("--frontier", type=int, help="expand the root into this many work items")
+    p.add_argument("--budget", type=L.positive_int, help="DFS nodes per work item per launch")
+    p.add_argument("--batch-size", type=L.positive_int, help="work items per launch")
+    p.add_argument("--frontier", type=L.positive_int, help="expand the root into this many work items")
     p.add_argument("--order", choices=["lookup", "exact", "fixed"], default="lookup",
                    help="branching cell: lookup = shortest candidate list (default), exact = fewest fitting "
                         "placements with forward checking, fixed = z, y, x order")

@@ -76,7 +76,8 @@ def layer_seeds(figure: Figure, cubes: CubeSet, backend: Backend, config: GAConf
     layer = bottom_layer(figure)
     ga = GeneticAlgorithm(ga_problem(layer, cubes, ops), backend, config, seed)
     result, state = ga.run(until_solved=wanted)
-    full = np.unique(state.population[state.fitness >= layer.n_cells], axis=0)
+    arrays = state.arrays()  # on the host
+    full = np.unique(arrays["population"][arrays["fitness"] >= layer.n_cells], axis=0)
     index = figure.index()
     seeds = []
     heights = sorted({int(z) for z in figure.cells[:, 2]})

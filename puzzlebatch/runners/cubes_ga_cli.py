@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
+from puzzlebatch import limits as L
 from puzzlebatch.errors import PuzzleInputError
 
 
@@ -66,8 +67,8 @@ def run_ga_cmd(args) -> int:
                                    f"{args.seed} and these settings")
     else:
         run = store.create_run("cubes", "ga", backend=backend.name, device=backend.device, seed=args.seed,
-                               params=params)
-        run.set_instances(cells=figure.cells, cube_numbers=np.array(cube_set.numbers), cube_faces=cube_set.faces)
+                               params=params, instances={"cells": figure.cells, "cube_numbers":
+                                                         np.array(cube_set.numbers), "cube_faces": cube_set.faces})
     progress = bar(f"cubes ga {figure}", unit="gen", total=config.generations)
     recorder = GARecorder(run, args.checkpoint_every, progress)
     if state is None and args.seed_layers:
@@ -116,22 +117,22 @@ def register(verbs) -> None:
 
     p = verbs.add_parser("ga", help="build a figure with the genetic algorithm (the document's method, extended)")
     _common(p)
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    p.add_argument("--population", type=int, default=256, help="individuals (default 256)")
-    p.add_argument("--generations", type=int, default=1000, help="generation limit (default 1000)")
-    p.add_argument("--mutation", type=float, default=0.1, help="mutation probability per child (default 0.1)")
-    p.add_argument("--parents", type=int, default=2,
+    p.add_argument("--seed", type=L.seed, default=0, help="random seed (default 0)")
+    p.add_argument("--population", type=L.population, default=256, help="individuals (default 256)")
+    p.add_argument("--generations", type=L.positive_int, default=1000, help="generation limit (default 1000)")
+    p.add_argument("--mutation", type=L.probability, default=0.1, help="mutation probability per child (default 0.1)")
+    p.add_argument("--parents", type=L.positive_int, default=2,
                    help="carrier + donors per child (default 2; more is multi-parent crossover)")
     p.add_argument("--selection", choices=["roulette", "tournament"], default="roulette",
                    help="carrier choice: fitness-proportional (the document's) or tournament")
-    p.add_argument("--tournament", type=int, default=2, help="tournament size (with --selection tournament)")
+    p.add_argument("--tournament", type=L.positive_int, default=2, help="tournament size (with --selection tournament)")
     p.add_argument("--replacement", choices=["carrier", "plus"], default="carrier",
                    help="carrier: a child replaces its carrier if not worse (the document's elitism); "
                         "plus: the best of parents and children survive")
-    p.add_argument("--block", type=float, default=0.0,
+    p.add_argument("--block", type=L.probability, default=0.0,
                    help="probability that a crossover moves a whole row or plane of the donor (default 0)")
-    p.add_argument("--plane", type=float, default=0.5, help="given a block move, probability of a plane (0.5)")
-    p.add_argument("--ruin", type=float, default=0.0,
+    p.add_argument("--plane", type=L.probability, default=0.5, help="given a block move, probability of a plane (0.5)")
+    p.add_argument("--ruin", type=L.probability, default=0.0,
                    help="probability that a mutation empties a hole's neighbourhood and refills the figure from "
                         "every unused cube (ruin and recreate) instead of moving one cube (default 0)")
     p.add_argument("--grow", action="store_true", help="place cubes next to placed ones first")
@@ -139,6 +140,6 @@ def register(verbs) -> None:
                    help="seed the population with GA-built bottom layers (e.g. 2x2x1 layers for 2x2x2)")
     p.add_argument("--out", help="results file (default: results/cubes-ga-<time>.h5)")
     p.add_argument("--resume", action="store_true", help="continue the unfinished GA run in --out")
-    p.add_argument("--checkpoint-every", type=float, default=30.0, metavar="SECONDS",
+    p.add_argument("--checkpoint-every", type=L.non_negative_seconds, default=30.0, metavar="SECONDS",
                    help="commit history and save the population this often (default 30)")
     p.set_defaults(func=run_ga_cmd)

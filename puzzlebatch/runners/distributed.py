@@ -32,6 +32,7 @@ from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
+from puzzlebatch import limits as L
 from puzzlebatch.errors import PuzzleInputError
 
 DEFAULT_ITEM_SECONDS = 20.0  # a chunk's time on a worker before it hands back the rest to be re-split
@@ -68,20 +69,39 @@ def parse_scheduler(text: str | None) -> SchedulerSpec:
         n = text.partition(":")[2] or str(os.cpu_count() or 1)
         if not n.isdigit() or int(n) < 1:
             raise PuzzleInputError(f"--scheduler {text}: expected local:N with N a positive number of workers")
+        L.WORKERS.check(int(n), f"--scheduler {text}")
         return SchedulerSpec("local", workers=int(n))
     if text.endswith(".json"):
         path = Path(text)
+        if not path.exists():
+            raise PuzzleInputError(f"--scheduler {text}: no such scheduler file")
+        from puzzlebatch.outputs import read_text
+
+        text_of_file = read_text(path, "--scheduler")
         try:
-            address = json.loads(path.read_text())["address"]
-        except FileNotFoundError:
-            raise PuzzleInputError(f"--scheduler {text}: no such scheduler file") from None
-        except (ValueError, KeyError, TypeError):
+            address = json.loads(text_of_file)["address"]
+        except (ValueError, KeyError, TypeError, RecursionError):
             raise PuzzleInputError(f"--scheduler {text}: not a Dask scheduler file (no \"address\")") from None
-        return SchedulerSpec("address", address=str(address))
+        return _address(str(address), text)
     if "://" in text or ":" in text:
-        return SchedulerSpec("address", address=text)
+        return _address(text, text)
     raise PuzzleInputError(f"--scheduler {text}: expected local:N, a Dask address such as tcp://host:8786, or a "
                            "scheduler file (.json)")
+
+
+def _address(address: str, given: str) -> SchedulerSpec:
+    """A Dask address ``[scheme://]host:port``, its port checked (Dask's own error is a traceback)."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(address if "://" in address else f"tcp://{address}")
+        port = parts.port
+    except ValueError:
+        port = None
+    if port is None or not parts.hostname:
+        raise PuzzleInputError(f"--scheduler {given}: expected a Dask address such as tcp://host:8786 (host and "
+                               "port number)")
+    return SchedulerSpec("address", address=address)
 
 
 def add_arguments(p) -> None:
@@ -90,7 +110,7 @@ def add_arguments(p) -> None:
                    help="run the work items on a Dask cluster: local:N starts N worker processes here; "
                         "tcp://host:8786 or a scheduler file joins a running one (default: this process, all "
                         "cores; needs the `dist` extra)")
-    p.add_argument("--item-seconds", type=float, default=DEFAULT_ITEM_SECONDS, metavar="S",
+    p.add_argument("--item-seconds", type=L.positive_seconds, default=DEFAULT_ITEM_SECONDS, metavar="S",
                    help=f"with --scheduler: a work item's time on a worker before the rest is re-split "
                         f"(default {DEFAULT_ITEM_SECONDS:g})")
 
@@ -355,7 +375,7 @@ def count_on_pool(dfs, pool: DaskPool, frontier, totals, on_batch=None, max_batc
 
     totals = totals or SearchTotals()
     if frontier is None:
-        frontier = dfs.expand(Frontier.root(dfs.problem), totals, dfs.frontier_target(), symmetric=True, sink=sink)
+        frontier = dfs.initial_frontier(totals, sink=sink)
     payload = DFSPayload.of(dfs, pool.backend_request)
     summary = summary if summary is not None else pool.summary()
     client = pool.client
@@ -503,8 +523,7 @@ def first_on_pool(dfs, pool: DaskPool, frontier, totals, item_seconds: float = D
 
     totals = totals or SearchTotals()
     if frontier is None:
-        frontier = dfs.expand(Frontier.root(dfs.problem), totals, dfs.frontier_target(), keep_solutions=1,
-                              symmetric=True)
+        frontier = dfs.initial_frontier(totals, keep_solutions=1)
         if totals.solutions:  # met during expansion: first in DFS order
             totals.solutions = totals.solutions[:1]
             return totals, frontier

@@ -39,11 +39,17 @@ GREEDY_WEIGHTS = np.array([10000, 10, 6, -12, 4], dtype=np.int64)
 
 
 def _drivers(backend: Backend):
+    """The CPU drivers (launches counted), or a CUDA launcher of the playouts' own (the tables stay on the
+    device)."""
     if backend.kind == "cpu":
         from puzzlebatch.cpu_fallback.hextris import drivers
-    else:
-        from puzzlebatch.gpu_kernels.hextris import drivers
-    return drivers()
+        from puzzlebatch.transfers import CountingDrivers
+
+        return CountingDrivers(drivers(), ("init_batch", "commands_batch", "policy_batch", "placements_batch",
+                                           "lockable_batch"))
+    from puzzlebatch.gpu_kernels.hextris import launcher
+
+    return launcher()
 
 
 @dataclass
@@ -121,6 +127,11 @@ class Playouts:
         self.problems = list(self.problems)
         self.tableset = TableSet.build(self.problems)
         self._d = _drivers(self.backend)
+
+    @property
+    def transfers(self) -> dict:
+        """Bytes moved to and from the device and launches so far (``h2d_bytes``, ``d2h_bytes``, ``launches``)."""
+        return self._d.transfers.to_json()
 
     def new_games(self, seeds, prob=None) -> GameBatch:
         """Start one game per seed (``prob[g]``: problem index, default 0); the first unit is spawned."""

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
+from puzzlebatch import limits as L
 from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.errors import PuzzleInputError
 from puzzlebatch.puzzles.hextris.model import (END_NAMES, IN_PROGRESS, Game, Problem, decode, load_json,
@@ -57,11 +58,9 @@ def run_score(args) -> int:
 # -- show ----------------------------------------------------------------------------------------------------------
 def _solution_text(path: str, problem: Problem, seed: int) -> str:
     """A solution file: an official solutions JSON (the entry for this problem and seed) or raw command text."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise PuzzleInputError(f"{path}: cannot read solution: {exc.strerror or exc}") from None
+    from puzzlebatch.outputs import read_text
+
+    text = read_text(path, "--solution")
     if text.lstrip().startswith(("[", "{")):
         from puzzlebatch.runners.hextris import parse_solutions
 
@@ -149,8 +148,7 @@ def _open_play_run(args, problems: list[Problem], backend, params: dict):
         store.close()
         raise PuzzleInputError(f"--resume: {out} has no unfinished play of problems {params['problems']}")
     run = store.create_run("hextris", "greedy-play", backend=backend.name, device=backend.device, seed=None,
-                           params=params)
-    run.set_instances(problem_ids=np.array(params["problems"], dtype=np.int64))
+                           params=params, instances={"problem_ids": np.array(params["problems"], dtype=np.int64)})
     return store, run
 
 
@@ -247,13 +245,13 @@ def register(sub) -> None:
 
     p = verbs.add_parser("show", help="draw a board, or replay a solution (terminal, PNG, GIF)")
     p.add_argument("problem", metavar="PROBLEM", help="a problem JSON file or a qualifier number 0..24")
-    p.add_argument("--seed", type=int, help="the seed (default: the problem's first)")
+    p.add_argument("--seed", type=L.seed, help="the seed (default: the problem's first)")
     p.add_argument("--solution", metavar="FILE", help="official solutions JSON or a text file of commands")
     p.add_argument("--phrases", metavar="FILE", help="phrases of power (default: the 18 official)")
     p.add_argument("--png", "--svg", dest="png", metavar="FILE", help="draw the final board (.png or .svg)")
     p.add_argument("--gif", metavar="FILE", help="animate the game, one frame per locked unit")
-    p.add_argument("--max-frames", type=int, default=200, help="at most this many GIF frames (default 200)")
-    p.add_argument("--fps", type=int, default=8)
+    p.add_argument("--max-frames", type=L.positive_int, default=200, help="at most this many GIF frames (default 200)")
+    p.add_argument("--fps", type=L.positive_int, default=8)
     p.add_argument("--steps", action="store_true", help="print the board after every locked unit")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=run_show)
@@ -261,16 +259,16 @@ def register(sub) -> None:
     p = verbs.add_parser("play", help="play every seed (beam player with phrases of power, or the greedy batch "
                                       "player); print official solutions")
     p.add_argument("problems", nargs="+", metavar="PROBLEM", help="problem JSON files, numbers 0..24, or 'all'")
-    p.add_argument("-t", "--time", "--time-limit", dest="time", type=float, metavar="SECONDS",
+    p.add_argument("-t", "--time", "--time-limit", dest="time", type=L.positive_seconds, metavar="SECONDS",
                    help="time limit in seconds")
     p.add_argument("--player", choices=["beam", "greedy"], default="beam",
                    help="beam: beam search + phrases (default); greedy: the kernel's greedy policy, no phrases")
-    p.add_argument("--seed", type=int, help="play only this seed (default: every seed)")
+    p.add_argument("--seed", type=L.seed, help="play only this seed (default: every seed)")
     p.add_argument("--all-seeds", action="store_true", help="play every seed of every problem (the default)")
     p.add_argument("--weights", metavar="FILE", help="beam player weights: JSON list of 6 numbers "
                                                      "(score, holes, height, bumpiness, row_transitions, max_height)")
-    p.add_argument("--beam", type=int, default=4, help="beam player: states kept per game (default 4)")
-    p.add_argument("--keep", type=int, default=8, help="beam player: candidates per state (default 8)")
+    p.add_argument("--beam", type=L.positive_int, default=4, help="beam player: states kept per game (default 4)")
+    p.add_argument("--keep", type=L.positive_int, default=8, help="beam player: candidates per state (default 8)")
     p.add_argument("-p", "--phrase", action="append", metavar="PHRASE", help="a phrase of power (repeatable)")
     p.add_argument("--phrases", metavar="FILE", help="phrases of power, one a line (default: the 18 official)")
     p.add_argument("--no-phrases", action="store_true", help="do not weave phrases of power")
@@ -279,7 +277,7 @@ def register(sub) -> None:
     p.add_argument("--json", action="store_true", help="also report the backend, time and move scores")
     p.add_argument("--out", metavar="FILE.h5", help="store the games (checkpoints while playing, results at the end)")
     p.add_argument("--resume", action="store_true", help="continue the unfinished play in --out")
-    p.add_argument("--checkpoint-every", type=float, default=30.0, metavar="SECONDS",
+    p.add_argument("--checkpoint-every", type=L.non_negative_seconds, default=30.0, metavar="SECONDS",
                    help="save the games this often (default 30)")
     from puzzlebatch.runners.distributed import add_arguments as add_scheduler
 

@@ -55,12 +55,14 @@ def load_weights(path: str | Path) -> np.ndarray:
     """Weights from a JSON file: a list of 6 numbers, or a list of such lists (a portfolio: every game is played
     with each and the best solution by the exact scorer is kept), or ``{"weights": ...}`` (one-line error
     otherwise)."""
+    from puzzlebatch.outputs import read_text
+
     try:
-        doc = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as e:
-        raise PuzzleInputError(f"--weights {path}: cannot read ({e.strerror})") from None
+        doc = json.loads(read_text(path, "--weights"))
     except json.JSONDecodeError as e:
         raise PuzzleInputError(f"--weights {path}: not JSON ({e.msg} at line {e.lineno})") from None
+    except RecursionError:
+        raise PuzzleInputError(f"--weights {path}: JSON nested too deeply") from None
     w = doc.get("weights") if isinstance(doc, dict) else doc
     rows = w if isinstance(w, list) and w and all(isinstance(r, list) for r in w) else [w]
     for r in rows:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
+from puzzlebatch import limits as L
 from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.errors import PuzzleInputError
 
@@ -102,7 +103,9 @@ def run_tune(args) -> int:
         run.finish("done", seconds=work_clock() - t0)
         store.close()
     if args.save_weights and genome:
-        Path(args.save_weights).write_text(json.dumps({"weights": genome, "fitness": fitness}) + "\n")
+        from puzzlebatch.outputs import write_text
+
+        write_text(args.save_weights, json.dumps({"weights": genome, "fitness": fitness}) + "\n", "--save-weights")
     if args.png and tuner.history:
         import matplotlib
 
@@ -117,7 +120,9 @@ def run_tune(args) -> int:
         ax.set_ylabel("fitness (total move score)")
         ax.legend()
         fig.tight_layout()
-        fig.savefig(args.png)
+        from puzzlebatch.outputs import save_with
+
+        save_with(args.png, fig.savefig, "--png")
         plt.close(fig)
     doc = {"backend": backend.name, "best_weights": genome, "best_fitness": fitness, "history": tuner.history,
            "games": len(games)}
@@ -161,19 +166,20 @@ def run_rank(args) -> int:
 def register(verbs) -> None:
     p = verbs.add_parser("tune", help="tune the beam player's weights with the document's genetic algorithm")
     p.add_argument("--problems", default="0-24", help="qualifier problems, e.g. 0-24 or 1,3,5-7 (default 0-24)")
-    p.add_argument("--seeds-per-problem", type=int, default=1, help="training seeds per problem (default 1)")
-    p.add_argument("--generations", type=int, default=5)
-    p.add_argument("--population", type=int, default=12)
-    p.add_argument("--elite", type=int, default=4)
-    p.add_argument("--newcomers", type=int, default=2)
-    p.add_argument("--gene-low", type=int, default=0)
-    p.add_argument("--gene-high", type=int, default=10)
-    p.add_argument("--p-major", type=float, default=0.1, help="chance of a major mutation per gene (default 0.1)")
-    p.add_argument("--beam", type=int, default=1, help="beam of the player during tuning (default 1)")
-    p.add_argument("--keep", type=int, default=4, help="candidates per state during tuning (default 4)")
+    p.add_argument("--seeds-per-problem", type=L.positive_int, default=1, help="training seeds per problem (default 1)")
+    p.add_argument("--generations", type=L.positive_int, default=5)
+    p.add_argument("--population", type=L.population, default=12)
+    p.add_argument("--elite", type=L.non_negative_int, default=4)
+    p.add_argument("--newcomers", type=L.non_negative_int, default=2)
+    p.add_argument("--gene-low", type=L.non_negative_int, default=0)
+    p.add_argument("--gene-high", type=L.non_negative_int, default=10)
+    p.add_argument("--p-major", type=L.probability, default=0.1,
+                   help="chance of a major mutation per gene (default 0.1)")
+    p.add_argument("--beam", type=L.positive_int, default=1, help="beam of the player during tuning (default 1)")
+    p.add_argument("--keep", type=L.positive_int, default=4, help="candidates per state during tuning (default 4)")
     p.add_argument("--fitness", choices=["move", "exact"], default="move",
                    help="move: planned move score; exact: move + power of the spelled solutions (default move)")
-    p.add_argument("--seed", type=int, default=0, help="the GA's random seed")
+    p.add_argument("--seed", type=L.seed, default=0, help="the GA's random seed")
     p.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
     p.add_argument("--out", metavar="FILE.h5", help="record every genome played and checkpoint every generation")
     p.add_argument("--resume", action="store_true", help="continue the unfinished tuning run in --out")

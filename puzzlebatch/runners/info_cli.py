@@ -43,8 +43,25 @@ def collect() -> dict:
         },
         "cuda_unavailable_reason": cuda_reason,
         "gpu": gpu_info(),
+        "launch": _launch_geometry(),
+        "array_namespace": _array_namespace(),
         "compile_cache": cache_summary(),
     }
+
+
+def _launch_geometry() -> dict:
+    try:
+        from puzzlebatch.gpu_kernels import geometry
+
+        return geometry.describe(geometry.device_limits())
+    except Exception as exc:  # numba-cuda missing or broken
+        return {"source": "config", "why": f"{type(exc).__name__}: {exc}"}
+
+
+def _array_namespace() -> str:
+    from puzzlebatch.xp import cupy_module
+
+    return "cupy (device arrays)" if cupy_module() is not None else "numpy (CuPy not installed or no GPU)"
 
 
 def run(args) -> int:
@@ -65,6 +82,17 @@ def run(args) -> int:
         g = doc["gpu"]
         print(f"GPU: {g['name']} (compute capability {g['compute_capability'][0]}.{g['compute_capability'][1]}, "
               f"{g['memory_total_bytes'] / 2**30:.1f} GiB)")
+    g = doc["launch"]
+    if g["source"] == "device":
+        d = g["device"]
+        per = ", ".join(f"{r} regs: {v['blocks_per_sm']}/SM" for r, v in g["blocks_by_registers"].items())
+        print(f"launch geometry: from the device ({d['sm_count']} SMs, {d['max_threads_per_sm']} threads and "
+              f"{d['max_registers_per_sm']} registers per SM); {g['threads_per_block']} threads per block, "
+              f"blocks = SMs x resident blocks per SM (by each kernel's registers: {per}) x {g['waves']} waves")
+    else:
+        print(f"launch geometry: configured ({g.get('why', '')}): {g.get('threads_per_block')} threads per block, "
+              f"at most {g.get('max_blocks')} blocks")
+    print(f"array work between launches: {doc['array_namespace']}")
     c = doc["compile_cache"]
     state = "on" if c["enabled"] else "off (PUZZLEBATCH_NO_CACHE)"
     print(f"compile cache: {c['folder']} ({state}; {c['units']} compiled units, {c['bytes'] / 2**20:.1f} MiB; "

@@ -19,10 +19,17 @@ file::
     # generate = { count = 10, seed = 1, box = "4x4x4" }   # the family's generator (see GENERATORS)
 
 Every instance is checked by the verb's own argument parser before anything runs; an error names the key and
-its line.  Each instance then runs in this process exactly as the command line would run it; its JSON result
-goes into the job's ledger (a ``job`` run in ``out``, one item row per instance), so ``--resume`` skips the
-instances already done and resumes the one that was interrupted (with the verb's own ``--resume`` where it has
-one).
+its line.  ``--dry-run`` counts the instances without building them (it checks and shows the first
+:data:`DRY_RUN_SHOWN`) and writes nothing.  A job has at most ``PUZZLEBATCH_MAX_INSTANCES`` instances
+(:mod:`puzzlebatch.limits`).
+
+Paths: ``name`` is a plain name (no folders).  Relative output paths (``out``, and output options such as ``png``)
+are taken in the job file's folder and must stay inside it; their missing folders inside it are created when the
+job runs.  An absolute ``out`` is used as given (its folder must exist).
+
+Each instance then runs in this process exactly as the command line would run it; its JSON result goes into the
+job's ledger (a ``job`` run in ``out``, one item row per instance), so ``--resume`` skips the instances already
+done and resumes the one that was interrupted (with the verb's own ``--resume`` where it has one).
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ import argparse
 import contextlib
 import io
 import json
+import os
 import re
 import sys
 from dataclasses import dataclass, field
@@ -39,6 +47,7 @@ from typing import Any, Callable
 
 from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.errors import PuzzleInputError
+from puzzlebatch.limits import CELLS, INSTANCES
 
 try:  # Python 3.11+
     import tomllib
@@ -46,6 +55,8 @@ except ModuleNotFoundError:  # pragma: no cover - Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
 TOP_KEYS = ("family", "verb", "backend", "scheduler", "out", "options", "instances", "name", "description")
+OUTPUT_OPTIONS = ("out", "png", "svg", "gif", "text", "save-weights", "cache-dir")  # paths a verb writes to
+DRY_RUN_SHOWN = 20  # instances a dry run builds, checks and shows
 INSTANCE_KEYS = ("list", "file", "generate", "key")
 COMMON = ("backend", "scheduler", "out")  # top-level keys passed to the verb as --backend, --scheduler, --out
 
@@ -100,6 +111,9 @@ class Job:
     name: str
     lines: KeyLines
     argvs: list[list[str]] = field(default_factory=list)
+    count: int = 0  # instances in the job (a dry run builds only the first DRY_RUN_SHOWN)
+    dry_run: bool = False
+    make_dirs: list[Path] = field(default_factory=list)  # output folders inside the job folder, made on running
 
     def where(self, key: str) -> str:
         n = self.lines.of(key)
@@ -136,21 +150,26 @@ def _positional(parser: argparse.ArgumentParser) -> str | None:
     return next((a.dest for a in parser._actions if not a.option_strings), None)
 
 
-def load(path: str | Path) -> Job:
-    """Read and check a job file (every instance is parsed by the verb's own parser)."""
+def load(path: str | Path, dry_run: bool = False) -> Job:
+    """Read and check a job file (every instance is parsed by the verb's own parser).
+
+    With ``dry_run`` the instances are counted, and only the first :data:`DRY_RUN_SHOWN` are built and checked;
+    nothing is written."""
+    from puzzlebatch.outputs import read_text
+
     path = Path(path)
+    if not path.exists():
+        raise JobError(f"{path}: no such job file")
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise JobError(f"{path}: no such job file") from None
-    except OSError as exc:
-        raise JobError(f"{path}: cannot read ({exc.strerror})") from None
+        text = read_text(path, "job file")
+    except PuzzleInputError as exc:
+        raise JobError(str(exc)) from None
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise JobError(f"{path}: not valid TOML: {exc}") from None
     lines = KeyLines(text)
-    job = Job(path, "", [], {}, {}, [], path.stem, lines)
+    job = Job(path, "", [], {}, {}, [], path.stem, lines, dry_run=dry_run)
     for key in doc:
         if key not in TOP_KEYS:
             raise job.error(key, f"unknown key (expected one of: {', '.join(TOP_KEYS)})")
@@ -159,7 +178,7 @@ def load(path: str | Path) -> Job:
             raise JobError(f"{path}: missing `{key} = \"...\"`" if key not in doc
                            else f"{job.where(key)}: must be a string")
     job.family, job.verb = doc["family"], doc["verb"].split()
-    job.name = str(doc.get("name", path.stem))
+    job.name = _check_job_name(job, doc.get("name", path.stem))
     parser = _verb_parser(job.family, job.verb)
     if parser is None:
         key = "family" if _verb_parser(job.family, []) is None and job.family not in _families() else "verb"
@@ -170,7 +189,7 @@ def load(path: str | Path) -> Job:
                 raise job.error(key, f"`{job.family} {doc['verb']}` has no --{key}")
             if not isinstance(doc[key], str):
                 raise job.error(key, "must be a string")
-            job.common[key] = doc[key]
+            job.common[key] = _output_path(job, key, doc[key]) if key == "out" else doc[key]
     options = doc.get("options", {})
     if not isinstance(options, dict):
         raise job.error("options", "must be a table: [options]")
@@ -179,10 +198,41 @@ def load(path: str | Path) -> Job:
             known = sorted({s for a in parser._actions for s in a.option_strings if s.startswith("--")} - {"--help"})
             raise job.error(f"options.{key}", f"not an option of `{job.family} {doc['verb']}` "
                                               f"(options: {' '.join(known)})")
-    job.options = options
-    job.instances = _instances(job, doc.get("instances"), parser)
+    job.options = {k: _output_path(job, f"options.{k}", v) if k.replace("_", "-") in OUTPUT_OPTIONS
+                   and isinstance(v, str) else v for k, v in options.items()}
+    job.count, build = _instances(job, doc.get("instances"), parser)
+    try:
+        INSTANCES.check(job.count, "instances")
+    except PuzzleInputError as exc:
+        raise job.error("instances", str(exc).removeprefix("instances: ")) from None
+    job.instances = build(min(job.count, DRY_RUN_SHOWN) if dry_run else job.count)
     job.argvs = [_argv(job, inst, parser) for inst in job.instances]
     return job
+
+
+def _check_job_name(job: Job, name) -> str:
+    """``name`` names files in the job's folder: a plain name, never a path."""
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._\-]{0,99}", name) or ".." in name:
+        raise job.error("name", f"{name!r} is not a plain name (letters, digits, '.', '_', '-'; no folders)")
+    return name
+
+
+def _output_path(job: Job, key: str, value: str) -> str:
+    """An output path of the job: relative ones are taken in the job's folder and must stay inside it; an
+    absolute ``out`` is the user's choice (its folder must exist)."""
+    base = Path(os.path.abspath(job.path.parent))
+    if Path(value).is_absolute():
+        if key != "out":
+            raise job.error(key, f"{value}: give a path relative to the job's folder (only `out` may be absolute)")
+        if not Path(value).parent.is_dir():
+            raise job.error(key, f"{value}: directory {Path(value).parent} does not exist")
+        return value
+    target = Path(os.path.normpath(base / value))
+    if target != base and base not in target.parents:
+        raise job.error(key, f"{value}: leaves the job's folder {base} (give an absolute `out` to write elsewhere)")
+    if not target.parent.is_dir():
+        job.make_dirs.append(target.parent)
+    return str(target)
 
 
 def _families() -> list[str]:
@@ -192,9 +242,10 @@ def _families() -> list[str]:
     return list(sub.choices)
 
 
-def _instances(job: Job, spec, parser) -> list[dict[str, Any]]:
+def _instances(job: Job, spec, parser) -> tuple[int, Callable[[int], list[dict[str, Any]]]]:
+    """``(count, build)``: how many instances the job has, and ``build(n)`` making the first ``n`` of them."""
     if spec is None:
-        return [{}]  # one run with the options alone
+        return 1, lambda n: [{}][:n]  # one run with the options alone
     if not isinstance(spec, dict):
         raise job.error("instances", "must be a table: [instances]")
     for key in spec:
@@ -211,40 +262,59 @@ def _instances(job: Job, spec, parser) -> list[dict[str, Any]]:
         values = spec["list"]
         if not isinstance(values, list) or not values:
             raise job.error("instances.list", "must be a non-empty list")
+        count, make = len(values), values.__getitem__
     elif how == "file":
-        f = Path(spec["file"])
+        f = Path(spec["file"]) if isinstance(spec["file"], str) else None
+        if f is None:
+            raise job.error("instances.file", "must be a string (a file of one instance a line)")
         f = f if f.is_absolute() else job.path.parent / f
+        from puzzlebatch.outputs import read_text
+
         try:
-            values = [ln.strip() for ln in f.read_text(encoding="utf-8").splitlines()
-                      if ln.strip() and not ln.lstrip().startswith("#")]
-        except OSError:
-            raise job.error("instances.file", f"cannot read {f}") from None
+            values = [ln.strip() for ln in read_text(f).splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+        except PuzzleInputError as exc:
+            raise job.error("instances.file", str(exc)) from None
         if not values:
             raise job.error("instances.file", f"{f} lists no instance")
+        count, make = len(values), values.__getitem__
     else:
         gen = spec["generate"]
         if not isinstance(gen, dict):
             raise job.error("instances.generate", "must be a table: generate = { count = N, seed = S, ... }")
-        fn = GENERATORS.get(job.family)
-        if fn is None:
+        generator = GENERATORS.get(job.family)
+        if generator is None:
             raise job.error("instances.generate", f"family {job.family} has no generator; use list or file")
         try:
-            values = fn(job, dict(gen))
+            count, make_range = generator(job, dict(gen))
         except (PuzzleInputError, TypeError, ValueError) as exc:
             raise job.error("instances.generate", str(exc)) from None
-    out = []
-    for i, v in enumerate(values):
-        if isinstance(v, dict):
-            for k in v:
-                if _flag(parser, k) is None:
-                    raise job.error(f"instances.{how}", f"instance {i + 1}: `{k}` is not an argument of "
-                                                        f"`{job.family} {' '.join(job.verb)}`")
-            out.append(v)
-        elif key is None:
-            raise job.error(f"instances.{how}", "plain values need `key` (the option they set)")
+        make = None
+
+    def build(n: int) -> list[dict[str, Any]]:
+        """The first ``n`` instances as option tables."""
+        if make is None:
+            try:
+                values = make_range(n)
+            except (PuzzleInputError, TypeError, ValueError) as exc:
+                raise job.error("instances.generate", str(exc)) from None
         else:
-            out.append({key: v})
-    return out
+            values = [make(i) for i in range(n)]
+        out = []
+        for i, v in enumerate(values):
+            if isinstance(v, dict):
+                for k in v:
+                    if _flag(parser, k) is None:
+                        raise job.error(f"instances.{how}", f"instance {i + 1}: `{k}` is not an argument of "
+                                                            f"`{job.family} {' '.join(job.verb)}`")
+                out.append({k: _output_path(job, f"instances.{how}", x) if k.replace("_", "-") in OUTPUT_OPTIONS
+                            and isinstance(x, str) else x for k, x in v.items()})
+            elif key is None:
+                raise job.error(f"instances.{how}", "plain values need `key` (the option they set)")
+            else:
+                out.append({key: v})
+        return out
+
+    return count, build
 
 
 def _argv(job: Job, instance: dict, parser) -> list[str]:
@@ -306,6 +376,9 @@ def _check(job: Job, parser, argv: list[str], merged: dict, instance: dict):
 
 # ----------------------------------------------------------------------------- generators
 
+Generated = tuple  # (count, make(n) -> the first n instances as option tables)
+
+
 def _take(gen: dict, key: str, default=None, kind=int):
     if key not in gen and default is None:
         raise ValueError(f"needs `{key}`")
@@ -315,70 +388,97 @@ def _take(gen: dict, key: str, default=None, kind=int):
     return value
 
 
-def _snake_chains(job: Job, gen: dict) -> list[dict]:
+def _count(gen: dict) -> int:
+    count = _take(gen, "count")
+    if count < 1:
+        raise ValueError(f"`count` {count}: must be at least 1")
+    return count
+
+
+def _seed(gen: dict) -> int:
+    seed = _take(gen, "seed", 0)
+    if seed < 0:
+        raise ValueError(f"`seed` {seed}: must be 0 or more")
+    return seed
+
+
+def _snake_chains(job: Job, gen: dict) -> Generated:
     """Random chains that fold into ``box`` (random Hamiltonian paths), seeds ``seed .. seed+count-1``."""
     from puzzlebatch.puzzles.snake.generate import random_chain
     from puzzlebatch.puzzles.snake.model import parse_box
 
-    count, seed, box = _take(gen, "count"), _take(gen, "seed", 0), _take(gen, "box", "3x3x3", str)
+    count, seed, box = _count(gen), _seed(gen), _take(gen, "box", "3x3x3", str)
     _no_more(gen)
     b = parse_box(box)
-    return [{"chain": random_chain(b, seed + k)[0].letters, "box": box} for k in range(count)]
+    return count, lambda n: [{"chain": random_chain(b, seed + k)[0].letters, "box": box} for k in range(n)]
 
 
-def _polyomino_cuts(job: Job, gen: dict) -> list[dict]:
+def _polyomino_cuts(job: Job, gen: dict) -> Generated:
     """Random-cut puzzles: ``board`` cut into pieces of ``sizes`` cells (``polyomino generate --random-cut``),
-    seeds ``seed ..``; the piece files go beside the job file, in ``<name>-pieces/``."""
+    seeds ``seed ..``; the piece files go beside the job file, in ``<name>-pieces/`` (not on a dry run)."""
     from puzzlebatch.cli import main as cli_main
 
-    count, seed = _take(gen, "count"), _take(gen, "seed", 0)
+    count, seed = _count(gen), _seed(gen)
     board, sizes = _take(gen, "board", None, str), _take(gen, "sizes", "4-6", str)
     _no_more(gen)
     outdir = job.path.parent / f"{job.name}-pieces"
-    outdir.mkdir(exist_ok=True)
-    out = []
-    for k in range(count):
-        f = outdir / f"cut-{board}-{sizes}-seed{seed + k}.txt"
-        if not f.exists():
-            err = io.StringIO()
-            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
-                status = cli_main(["polyomino", "generate", "--random-cut", board, "--sizes", sizes, "--seed",
-                                   str(seed + k), "--out", str(f)])
-            if status != 0:
-                raise ValueError(err.getvalue().strip().removeprefix("puzzlebatch: error: "))
-        out.append({"pieces": str(f), "board": board})
-    return out
+
+    def make(n: int) -> list[dict]:
+        out = []
+        if not job.dry_run:
+            from puzzlebatch.outputs import make_output_dir
+
+            make_output_dir(outdir, "piece folder")
+        for k in range(n):
+            f = outdir / f"cut-{board}-{sizes}-seed{seed + k}.txt"
+            if not job.dry_run and not f.exists():
+                err = io.StringIO()
+                with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+                    status = cli_main(["polyomino", "generate", "--random-cut", board, "--sizes", sizes, "--seed",
+                                       str(seed + k), "--out", str(f)])
+                if status != 0:
+                    raise ValueError(err.getvalue().strip().removeprefix("puzzlebatch: error: "))
+            out.append({"pieces": str(f), "board": board})
+        return out
+
+    return count, make
 
 
-def _hextris_problems(job: Job, gen: dict) -> list[dict]:
+def _hextris_problems(job: Job, gen: dict) -> Generated:
     """The packaged ICFP 2015 qualifier problems ``problems`` ("A-B" or "N"), one instance each."""
     spec = _take(gen, "problems", "0-24", str)
     _no_more(gen)
     lo, _, hi = spec.partition("-")
-    if not lo.isdigit() or (hi and not hi.isdigit()):
-        raise ValueError(f"problems {spec!r}: expected N or A-B")
-    return [{"problems": [str(k)]} for k in range(int(lo), int(hi or lo) + 1)]
+    if not lo.isdigit() or (hi and not hi.isdigit()) or int(hi or lo) < int(lo):
+        raise ValueError(f"problems {spec!r}: expected N or A-B with A <= B")
+    first = int(lo)
+    return int(hi or lo) - first + 1, lambda n: [{"problems": [str(first + k)]} for k in range(n)]
 
 
-def _sliding_boards(job: Job, gen: dict) -> list[dict]:
+def _sliding_boards(job: Job, gen: dict) -> Generated:
     """Random solvable boards of ``size`` (e.g. "3x3"), seeds ``seed ..``."""
     import numpy as np
 
-    count, seed, size = _take(gen, "count"), _take(gen, "seed", 0), _take(gen, "size", "3x3", str)
+    count, seed, size = _count(gen), _seed(gen), _take(gen, "size", "3x3", str)
     _no_more(gen)
     r, _, c = size.partition("x")
-    if not (r.isdigit() and c.isdigit()):
-        raise ValueError(f"size {size!r}: expected RxC")
+    if not (r.isdigit() and c.isdigit()) or int(r) < 2 or int(c) < 2:
+        raise ValueError(f"size {size!r}: expected RxC with R, C >= 2")
     rows, cols = int(r), int(c)
-    out = []
-    for k in range(count):
-        rng = np.random.default_rng(seed + k)
-        while True:
-            tiles = rng.permutation(rows * cols)
-            if _solvable(tiles, rows, cols):
-                break
-        out.append({"tiles": " ".join(map(str, tiles.tolist())), "size": size})
-    return out
+    CELLS.check(rows * cols, f"size {size}")
+
+    def make(n: int) -> list[dict]:
+        out = []
+        for k in range(n):
+            rng = np.random.default_rng(seed + k)
+            while True:
+                tiles = rng.permutation(rows * cols)
+                if _solvable(tiles, rows, cols):
+                    break
+            out.append({"tiles": " ".join(map(str, tiles.tolist())), "size": size})
+        return out
+
+    return count, make
 
 
 def _solvable(tiles, rows: int, cols: int) -> bool:
@@ -396,7 +496,7 @@ def _no_more(gen: dict) -> None:
         raise ValueError(f"unknown generator key(s): {', '.join(sorted(gen))}")
 
 
-GENERATORS: dict[str, Callable[[Job, dict], list[dict]]] = {
+GENERATORS: dict[str, Callable[[Job, dict], Generated]] = {
     "snake": _snake_chains,
     "polyomino": _polyomino_cuts,
     "hextris": _hextris_problems,
@@ -408,7 +508,16 @@ GENERATORS: dict[str, Callable[[Job, dict], list[dict]]] = {
 
 def _ledger_path(job: Job) -> Path:
     out = job.common.get("out")
-    return Path(out) if out else Path("results") / f"job-{job.name}.h5"
+    return Path(out) if out else Path(os.path.abspath(job.path.parent)) / "results" / f"job-{job.name}.h5"
+
+
+def _make_output_dirs(job: Job) -> None:
+    """Create the job's missing output folders (all inside the job's folder: checked when it was loaded)."""
+    for d in [*job.make_dirs, _ledger_path(job).parent]:
+        try:
+            d.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise JobError(f"{job.path}: cannot create the output folder {d} ({exc.strerror})") from None
 
 
 def _open_ledger(job: Job, resume: bool):
@@ -416,6 +525,8 @@ def _open_ledger(job: Job, resume: bool):
     from puzzlebatch.results.store import ResultsStore
 
     path = _ledger_path(job)
+    if not resume:
+        _make_output_dirs(job)
     if resume and not path.exists():
         raise JobError(f"--resume: {path} does not exist; run the job without --resume first")
     store = ResultsStore(path, "a")

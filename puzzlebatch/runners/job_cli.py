@@ -7,14 +7,16 @@ def run_job(args) -> int:
     from puzzlebatch.cli import print_json
     from puzzlebatch.runners import job as J
 
-    job = J.load(args.job)
-    if args.dry_run:
-        doc = {"job": job.name, "family": job.family, "verb": " ".join(job.verb), "instances": len(job.argvs),
+    job = J.load(args.job, dry_run=args.dry_run)
+    if args.dry_run:  # counted, not built: only the first few instances are made and checked; nothing written
+        doc = {"job": job.name, "family": job.family, "verb": " ".join(job.verb), "instances": job.count,
                "commands": [" ".join(["puzzlebatch", *a]) for a in job.argvs]}
         if args.json:
             print_json(doc)
         else:
             print("\n".join(doc["commands"]))
+            if job.count > len(job.argvs):
+                print(f"... and {job.count - len(job.argvs):,} more instance(s) ({job.count:,} in all)")
         return 0
     summary = J.run(job, resume=args.resume)
     if args.json:

@@ -32,6 +32,7 @@ from typing import Sequence
 
 import numpy as np
 
+from puzzlebatch import limits as L
 from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.errors import BackendUnavailableError, PuzzleInputError
 from puzzlebatch.puzzles.hextris import rules
@@ -221,9 +222,9 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="play_icfp2015", description="ICFP 2015 player: official JSON solutions on stdout.")
     p.add_argument("-f", dest="files", action="append", required=True, metavar="FILE", help="a problem file")
-    p.add_argument("-t", dest="seconds", type=float, metavar="SECONDS", help="time limit")
-    p.add_argument("-m", dest="megabytes", type=float, metavar="MEGABYTES", help="memory limit")
-    p.add_argument("-c", dest="cores", type=int, metavar="CORES", help="processor cores to use")
+    p.add_argument("-t", dest="seconds", type=L.positive_seconds, metavar="SECONDS", help="time limit")
+    p.add_argument("-m", dest="megabytes", type=L.positive_seconds, metavar="MEGABYTES", help="memory limit")
+    p.add_argument("-c", dest="cores", type=L.positive_int, metavar="CORES", help="processor cores to use")
     p.add_argument("-p", dest="phrases", action="append", default=[], metavar="PHRASE", help="a phrase of power")
     p.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
     p.add_argument("--tag", default="puzzlebatch-beam")

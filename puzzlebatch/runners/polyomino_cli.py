@@ -3,21 +3,21 @@
 from __future__ import annotations
 
 import sys
-from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
 
+from puzzlebatch import limits as L
 from puzzlebatch.jit.clock import command_compile_seconds
 from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.errors import PuzzleInputError
 
-DEFAULT_RESULTS_DIR = Path("results")
 
 
 def default_out(verb: str) -> Path:
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
-    return DEFAULT_RESULTS_DIR / f"polyomino-{verb}-{stamp}.h5"
+    from puzzlebatch.outputs import default_result_file
+
+    return default_result_file(f"polyomino-{verb}")
 
 
 def _mirror(args):
@@ -131,9 +131,7 @@ def run_count(args) -> int:
     if args.out or args.all or args.resume:  # without a file, a count is only printed
         session = CountSession(args, "polyomino", verb, params, backend, default_out(verb),
                                lambda p: p == params, label=f"polyomino {verb} {pk.board.label}",
-                               describe="this board and pieces")
-        if not session.resumed:
-            save_problem(session.run, pk)
+                               describe="this board and pieces", instances=problem_arrays(pk))
         on_batch = session.on_batch
     else:
         from puzzlebatch.runners.distributed import open_pool
@@ -186,7 +184,7 @@ def run_count(args) -> int:
     return 0
 
 
-def save_problem(run, pk) -> None:
+def problem_arrays(pk) -> dict:
     """Enough to redraw any stored solution: each option's piece and cells."""
     cells = np.full((len(pk.option_cells), max((len(c) for c in pk.option_cells), default=1), pk.board.dim), -1,
                     np.int32)
@@ -196,11 +194,11 @@ def save_problem(run, pk) -> None:
                   np.int32)
     for k, (_, c) in enumerate(pk.preplaced):
         pre[k, :len(c)] = sorted(c)
-    run.set_instances(option_piece=np.array(pk.cover.option_group, np.int32), option_cells=cells,
-                      preplaced_piece=np.array([k for k, _ in pk.preplaced], np.int32), preplaced_cells=pre,
-                      board_size=np.array(pk.board.size, np.int32),
-                      piece_names=np.array([p.name.encode() for p in pk.pieces]),
-                      glyphs=np.array([g.encode() for g in pk.glyphs]))
+    return {"option_piece": np.array(pk.cover.option_group, np.int32), "option_cells": cells,
+            "preplaced_piece": np.array([k for k, _ in pk.preplaced], np.int32), "preplaced_cells": pre,
+            "board_size": np.array(pk.board.size, np.int32),
+            "piece_names": np.array([p.name.encode() for p in pk.pieces]),
+            "glyphs": np.array([g.encode() for g in pk.glyphs])}
 
 
 def stored_packing(run):
@@ -281,15 +279,15 @@ def run_levels(args) -> int:
     pk = load_packing(args)
     with open_pool(args.scheduler, "cpu", args.item_seconds) as pool:  # one level per task
         levels = RP.generate_levels(pk, args.count, args.difficulty, args.seed, pool=pool)
-    out_dir = Path(args.out) if args.out else None
+    from puzzlebatch.outputs import make_output_dir, write_text
+
+    out_dir = make_output_dir(args.out, "--out") if args.out else None
     docs = []
     for k, lv in enumerate(levels):
         text = grid_text(pk, lv.placed)
         doc = {"level": k + 1, "pieces_left": lv.left, "grid": text.splitlines()}
         if out_dir is not None:
-            out_dir.mkdir(parents=True, exist_ok=True)
-            path = out_dir / f"level-{k + 1:03d}.txt"
-            path.write_text(text + "\n")
+            path = write_text(out_dir / f"level-{k + 1:03d}.txt", text + "\n", "--out")
             doc["file"] = str(path)
         docs.append(doc)
     if args.json:
@@ -310,7 +308,9 @@ def run_dlx_export(args) -> int:
     pk = load_packing(args)
     text = write_dlx(pk.cover, f"{pk.board.label} with {args.pieces} (puzzlebatch)")
     if args.out:
-        Path(args.out).write_text(text)
+        from puzzlebatch.outputs import write_text
+
+        write_text(args.out, text, "--out")
     else:
         sys.stdout.write(text)
     return 0
@@ -325,7 +325,9 @@ def run_dlx_solve(args) -> int:
     path = Path(args.file)
     if not path.is_file():
         raise PuzzleInputError(f"dlx: no such file {args.file}")
-    ec = read_dlx(path.read_text(), str(path))
+    from puzzlebatch.outputs import read_text
+
+    ec = read_dlx(read_text(path, "dlx"), str(path))
     backend = select_backend(args.backend)
     t0 = work_clock()
     eng = RP.engine(ec, args.branch, False)
@@ -370,7 +372,7 @@ def _problem_args(p, board_default: str | None = None) -> None:
                         "or several joined by +")
     p.add_argument("--level", help="a level file: the board with some pieces already placed (letters)")
     p.add_argument("--unlimited", action="store_true", help="any number of copies of every piece")
-    p.add_argument("--copies", type=int, help="this many copies of every piece")
+    p.add_argument("--copies", type=L.positive_int, help="this many copies of every piece")
     p.add_argument("--mirror", choices=["yes", "no", "default"], default="default",
                    help="may pieces be mirrored (turned over)? default: flat yes, solid no")
 
@@ -382,9 +384,9 @@ def _search_args(p) -> None:
                         "constrained item (mrv), the empty cell with fewest empty neighbours (enclosed), or the "
                         "one predicted fastest on this instance (auto: Knuth's tree-size estimate x time per node)")
     p.add_argument("--no-prune", action="store_true", help="skip the dead-region (subset-sum) test")
-    p.add_argument("--budget", type=int, help="DFS nodes per work item per launch")
-    p.add_argument("--batch-size", type=int, help="work items per launch")
-    p.add_argument("--frontier", type=int, help="expand the root into this many work items")
+    p.add_argument("--budget", type=L.positive_int, help="DFS nodes per work item per launch")
+    p.add_argument("--batch-size", type=L.positive_int, help="work items per launch")
+    p.add_argument("--frontier", type=L.positive_int, help="expand the root into this many work items")
     p.add_argument("--json", action="store_true", help="print one JSON document")
 
 
@@ -418,7 +420,7 @@ def register(sub) -> None:
     p = verbs.add_parser("show", help="draw a stored solution of a count --all run")
     p.add_argument("file")
     p.add_argument("--run", help="run id (default: the latest enumeration)")
-    p.add_argument("--solution", type=int, default=1, help="which solution, 1-based (default 1)")
+    p.add_argument("--solution", type=L.positive_int, default=1, help="which solution, 1-based (default 1)")
     p.add_argument("--png", "--svg", dest="png", metavar="FILE", help="also draw it as a picture")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=run_show)
@@ -428,9 +430,9 @@ def register(sub) -> None:
     lverbs.required = True
     p = lverbs.add_parser("generate", help="remove pieces from random solutions until one solution is left")
     _problem_args(p, board_default="11x5")
-    p.add_argument("--count", type=int, default=1, help="how many levels")
-    p.add_argument("--difficulty", type=int, default=4, help="pieces left to place")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--count", type=L.positive_int, default=1, help="how many levels")
+    p.add_argument("--difficulty", type=L.positive_int, default=4, help="pieces left to place")
+    p.add_argument("--seed", type=L.seed, default=0)
     p.add_argument("--out", help="directory for level-NNN.txt files (solve them with --level)")
     p.add_argument("--json", action="store_true")
     from puzzlebatch.runners.distributed import add_arguments as add_scheduler
@@ -450,12 +452,12 @@ def register(sub) -> None:
     p.add_argument("--count", action="store_true", help="count every solution instead of finding one")
     p.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
     p.add_argument("--branch", choices=["first", "mrv", "enclosed", "auto"], default="mrv")
-    p.add_argument("--budget", type=int)
-    p.add_argument("--batch-size", type=int)
-    p.add_argument("--frontier", type=int)
+    p.add_argument("--budget", type=L.positive_int)
+    p.add_argument("--batch-size", type=L.positive_int)
+    p.add_argument("--frontier", type=L.positive_int)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=run_dlx_solve)
 
-    from puzzlebatch.runners.polyomino_large_cli import extend  # large boards (issue 4): transfer, band, generate
+    from puzzlebatch.runners.polyomino_large_cli import extend  # large boards: transfer, band, generate
 
     extend(verbs)

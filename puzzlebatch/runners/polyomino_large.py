@@ -25,14 +25,20 @@ from puzzlebatch.errors import PuzzleInputError
 from puzzlebatch.puzzles.polyomino import shapes as S
 from puzzlebatch.puzzles.polyomino import strip as ST
 from puzzlebatch.runners.backend import Backend
+from puzzlebatch.transfers import CountingDrivers, transfers_of, zero
+from puzzlebatch.xp import namespace_for, to_host
 
 
 def _strip_drivers(backend: Backend):
+    """The CPU drivers (launches counted), or a CUDA launcher of the count's own (the graph stays on the
+    device)."""
     if backend.kind == "cpu":
         from puzzlebatch.cpu_fallback.polyomino_strip import drivers
-    else:
-        from puzzlebatch.gpu_kernels.polyomino_strip import drivers
-    return drivers()
+
+        return CountingDrivers(drivers(), ("run_steps",))
+    from puzzlebatch.gpu_kernels.polyomino_strip import launcher
+
+    return launcher()
 
 
 def _float_drivers():
@@ -54,12 +60,13 @@ class StripCount:
     window: int
     moduli: list[int] = field(default_factory=list)
     log2_estimate: float | None = None
+    transfers: dict = field(default_factory=zero)
 
     def to_json(self) -> dict:
         return {"solutions": self.solutions, "board": list(self.board), "method": self.method,
                 "backend": self.backend, "seconds": self.seconds, "graph_seconds": self.graph_seconds,
                 "profiles": self.profiles, "edges": self.edges, "window": self.window, "moduli": len(self.moduli),
-                "digits": len(str(self.solutions)), "log2_estimate": self.log2_estimate}
+                "digits": len(str(self.solutions)), "log2_estimate": self.log2_estimate, **self.transfers}
 
 
 def strip_orientation(w: int, h: int) -> tuple[int, int, bool]:
@@ -118,10 +125,11 @@ def count_strip(pieces: Sequence[S.Piece], w: int, h: int, backend: Backend, met
     primes = np.array(ST.primes_below(ST.MODULUS_LIMIT, k), np.int64)
     f = g.flat()
     width = int(f["n_sources"].max())
-    a = np.zeros((k, width), np.int64)
-    b = np.zeros((k, width), np.int64)
-    a[:, z] = 1
     d = _strip_drivers(backend)
+    xp = namespace_for(backend)  # on a GPU with CuPy the count vectors stay on the device between chunks
+    a = xp.zeros((k, width), np.int64)
+    b = xp.zeros((k, width), np.int64)
+    a[:, z] = 1
     done = 0
     chunk = m * chunk_columns  # even when m*chunk_columns is even: keep chunks even so the result is back in a
     if chunk % 2:
@@ -135,12 +143,12 @@ def count_strip(pieces: Sequence[S.Piece], w: int, h: int, backend: Backend, met
         done += todo
         if on_progress is not None:
             on_progress(done, steps)
-    res = [int(r) for r in a[:, z]]
+    res = [int(r) for r in to_host(a[:, z])]
     value = ST.crt(res[:-1], [int(p) for p in primes[:-1]])
     if value % int(primes[-1]) != res[-1]:
         raise RuntimeError(f"CRT check failed: {k - 1} primes do not hold the count (float estimate 2^{log2})")
     return StripCount(value, method=method, seconds=work_clock() - t0, moduli=[int(p) for p in primes],
-                      log2_estimate=log2, **base)
+                      log2_estimate=log2, transfers=transfers_of(d), **base)
 
 
 # -- one tiling of a huge rectangle, band by band -----------------------------------------------------------------

@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 import re
 import sys
-from pathlib import Path
 
 import numpy as np
 
+from puzzlebatch import limits
 from puzzlebatch.jit.clock import command_compile_seconds
 from puzzlebatch.errors import PuzzleInputError
 
@@ -28,6 +28,7 @@ def _rect(spec: str | None, where: str = "--board") -> tuple[int, int] | None:
     w, h = int(m.group(1)), int(m.group(2))
     if w < 1 or h < 1:
         raise PuzzleInputError(f"{where}: board {spec} must have sides >= 1")
+    limits.CELLS.check(w * h, f"{where} {spec}")
     return w, h
 
 
@@ -115,7 +116,9 @@ def run_solve_band(args) -> int:
                 grid[y, x] = glyphs[k]
         grid = "\n".join("".join(r) for r in grid)
     if args.text and grid is not None:
-        Path(args.text).write_text(grid + "\n")
+        from puzzlebatch.outputs import write_text
+
+        write_text(args.text, grid + "\n", "--text")
         doc["text"] = args.text
     if args.json:
         doc["placements"] = [{"piece": pieces[k].name, "cells": sorted([int(x), int(y)] for x, y in cells)}
@@ -206,14 +209,16 @@ def run_generate(args) -> int:
     cut = K.random_cut(board.playable, a, b, args.seed, board.size)
     K.check_cut(cut, board.playable, a, b)
     pieces = cut.piece_objects()
-    out = Path(args.out)
+    from puzzlebatch.outputs import check_output, write_text
+
+    out = check_output(args.out, "--out")
     header = f"; origin: random cut of {args.random_cut} into {a}-{b} cells, seed {args.seed} (puzzlebatch)\n"
-    out.write_text(header + S.write_pieces(pieces))
+    write_text(out, header + S.write_pieces(pieces), "--out")
     cut_path = out.with_suffix(out.suffix + ".cut.json") if out.suffix != ".json" else out.with_suffix(".cut.json")
     cut_doc = {"board": list(board.size), "sizes": [a, b], "seed": args.seed,
                "pieces": [{"name": p.name, "cells": [list(c) for c in cells]}
                           for p, cells in zip(pieces, cut.pieces)]}
-    cut_path.write_text(json.dumps(cut_doc))
+    write_text(cut_path, json.dumps(cut_doc), "--out")
     if args.json:
         print_json({"pieces": [{"name": p.name, "cells": sorted(list(c) for c in p.cells)} for p in pieces],
                     "board": list(board.size), "out": str(out), "cut": str(cut_path)})
@@ -245,9 +250,10 @@ def extend(verbs) -> None:
                             "cells, else search; classes: each piece once, identical shapes searched as one "
                             "class with a count (random-cut puzzles); cut: scan-order search with local randomised "
                             "restarts for cut puzzles (auto picks it for 30+ pieces, each once, covering the board)")
-    solve.add_argument("--time-limit", type=float, help="cut: give up after this many seconds (no proof)")
+    solve.add_argument("--time-limit", type=limits.positive_seconds,
+                       help="cut: give up after this many seconds (no proof)")
     solve.add_argument("--band-heights", help="band: comma-separated band heights to try (default 3,4,5)")
-    solve.add_argument("--seed", type=int, default=0, help="band, cut: random seed")
+    solve.add_argument("--seed", type=limits.seed, default=0, help="band, cut: random seed")
     solve.add_argument("--text", metavar="FILE", help="band: write the tiling as letters to FILE")
     base_solve = solve.get_default("func")
 
@@ -273,7 +279,7 @@ def extend(verbs) -> None:
     p = verbs.add_parser("generate", help="random-cut puzzles: cut a board into random pieces (a piece file)")
     p.add_argument("--random-cut", required=True, metavar="WxH|BOARD", help="the board (or a mask file) to cut")
     p.add_argument("--sizes", default="4-6", metavar="A-B", help="piece sizes in cells (default 4-6)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=limits.seed, default=0)
     p.add_argument("--out", required=True, metavar="PIECES.txt",
                    help="piece file for --pieces; the cut itself goes to PIECES.txt.cut.json")
     p.add_argument("--json", action="store_true", help="also print the pieces as JSON")

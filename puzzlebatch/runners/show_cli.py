@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from puzzlebatch import limits as L
 from puzzlebatch.errors import PuzzleInputError
 
 
@@ -30,6 +31,7 @@ def register(sub) -> None:
     p.add_argument("file", help="an .h5 results store")
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.add_argument("--run", help="with --solution: the run (default: the latest enumeration)")
-    p.add_argument("--solution", type=int, metavar="K", help="draw stored solution K (1-based) of an enumeration")
+    p.add_argument("--solution", type=L.positive_int, metavar="K",
+                   help="draw stored solution K (1-based) of an enumeration")
     p.add_argument("--png", "--svg", dest="png", metavar="FILE", help="with --solution: also draw it as a picture")
     p.set_defaults(func=run)

@@ -5,22 +5,24 @@ from __future__ import annotations
 import sys
 import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
 
+from puzzlebatch import limits as L
+from puzzlebatch import transfers
 from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.errors import PuzzleInputError
+from puzzlebatch.transfers import transfers_of
 from puzzlebatch.puzzles.sliding.model import GOALS, Board, goal_board, parse_board, parse_size, read_instances, \
     replay, solvability
 
-DEFAULT_RESULTS_DIR = Path("results")
 
 
 def default_out(verb: str) -> Path:
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
-    return DEFAULT_RESULTS_DIR / f"sliding-{verb}-{stamp}.h5"
+    from puzzlebatch.outputs import default_result_file
+
+    return default_result_file(f"sliding-{verb}")
 
 
 def _say(msg: str) -> None:
@@ -80,8 +82,7 @@ def run_bfs(args) -> int:
         progress.set_postfix(depth=st.depth, layer=st.depth_counts[-1])
         run.append_series("layer_states", st.depth, st.depth_counts[-1])
         if time.perf_counter() - last_ck[0] >= args.checkpoint_every:
-            run.save_checkpoint({"packed": st.packed, "frontier": st.frontier,
-                                 "depth_counts": np.array(st.depth_counts, np.int64)}, {"seconds": st.seconds})
+            run.save_checkpoint(st.checkpoint_arrays(), {"seconds": st.seconds})
             last_ck[0] = time.perf_counter()
 
     try:
@@ -107,8 +108,7 @@ def run_bfs(args) -> int:
         run.set_result(result.to_json())
         run.finish("done", seconds=state.seconds)
     else:
-        run.save_checkpoint({"packed": state.packed, "frontier": state.frontier,
-                             "depth_counts": np.array(state.depth_counts, np.int64)}, {"seconds": state.seconds})
+        run.save_checkpoint(state.checkpoint_arrays(), {"seconds": state.seconds})
         run.finish("interrupted", seconds=state.seconds)
     store.close()
     if args.json:
@@ -184,8 +184,9 @@ def run_solve(args) -> int:
     heuristic = _heuristic(args, board.rows, board.cols)
     ok, _ = solvability(board, goal_board(board.rows, board.cols, args.goal))
     pdbs = _pdbs(args, board.rows, board.cols, heuristic, backend) if ok else None
-    r = sliding.solve(board, args.goal, heuristic, backend, pdbs=pdbs, max_len=args.max_len)
-    doc = r.to_json() | {"device": backend.device}
+    kernels = sliding.drivers(backend)
+    r = sliding.solve(board, args.goal, heuristic, backend, pdbs=pdbs, max_len=args.max_len, kernels=kernels)
+    doc = r.to_json() | {"device": backend.device} | transfers_of(kernels)
     if pdbs is not None:
         doc["partition"] = pdbs.name
     if args.png and r.solvable:
@@ -247,8 +248,7 @@ def _solve_file(args, size) -> int:
             raise PuzzleInputError(f"--resume: {out} has no unfinished solve of {args.file}")
     else:
         run = store.create_run("sliding", "solve", backend=backend.name, device=backend.device, seed=None,
-                               params=params)
-        run.set_instances(boards=np.array([b.tiles for b, _ in instances], np.int8))
+                               params=params, instances={"boards": np.array([b.tiles for b, _ in instances], np.int8)})
     start = int(run.n_committed)
     batch = job_sizes(len(instances) - start, pool, args.batch)
     progress = bar(f"sliding solve {rows}x{cols}", unit="instance", total=len(instances))
@@ -258,12 +258,14 @@ def _solve_file(args, size) -> int:
         for j in range(start):
             results.append(_from_row(done_rows, j, instances[j][0], args.goal, heuristic, backend.name))
     t0 = work_clock()
+    traffic = transfers.zero()
     try:
         chunks = [instances[lo:lo + batch] for lo in range(start, len(instances), batch)]
         task = SolveTask(args.goal, heuristic, args.backend if pool.distributed else backend.name,
                          args.partition, str(sliding_pdb_dir(args)) if pdbs else None, args.max_len, rows, cols)
         for chunk, done in zip(chunks, map_ordered(pool, task, [[b.tiles for b, _ in c] for c in chunks])):
             rs = done["results"]
+            traffic = transfers.add(traffic, done["transfers"])
             pool.work.add(done["worker"], len(rs), sum(r.nodes for r in rs), done["seconds"], done["backend"])
             for r, (b, known) in zip(rs, chunk):
                 if known is not None and r.solvable and r.length != known:
@@ -286,7 +288,7 @@ def _solve_file(args, size) -> int:
     total_s = work_clock() - t0
     summary = {"instances": len(results), "solved": sum(r.solvable for r in results),
                "nodes": sum(r.nodes for r in results), "seconds": total_s,
-               "load_seconds": pdbs.load_seconds if pdbs else 0.0, "work": pool.work.to_json()}
+               "load_seconds": pdbs.load_seconds if pdbs else 0.0, "work": pool.work.to_json(), **traffic}
     run.set_result(summary)
     run.finish("done", seconds=total_s)
     store.close()
@@ -299,6 +301,8 @@ def _solve_file(args, size) -> int:
             print(_result_text(r))
         print(f"{summary['solved']}/{summary['instances']} solved optimally, {summary['nodes']:,} nodes, "
               f"{total_s:.2f} s on {backend.name} ({backend.device}); results: {out} (run {run.id})")
+        print(f"transfers: {traffic['h2d_bytes']:,} bytes to the device, {traffic['d2h_bytes']:,} back, "
+              f"{traffic['launches']} launches")
     return 0
 
 
@@ -333,18 +337,23 @@ class SolveTask:
 
         t0 = work_clock()
         backend = select_backend(self.backend)
-        pdbs = None
-        if self.cache_dir is not None:
-            key = (self.rows, self.cols, self.partition, self.cache_dir, backend.name)
-            if key not in _WORKER_PDBS:
-                _WORKER_PDBS.clear()
-                _WORKER_PDBS[key] = sliding_pdb.ensure(self.rows, self.cols, self.partition, backend,
-                                                       Path(self.cache_dir), say=lambda m: None)
-            pdbs = _WORKER_PDBS[key]
+        # One launcher per worker process and problem: the pattern database goes to the device once.
+        key = (self.rows, self.cols, self.partition, self.cache_dir, backend.name)
+        if key not in _WORKER_PDBS:
+            _WORKER_PDBS.clear()
+            pdbs = None
+            if self.cache_dir is not None:
+                pdbs = sliding_pdb.ensure(self.rows, self.cols, self.partition, backend, Path(self.cache_dir),
+                                          say=lambda m: None)
+            _WORKER_PDBS[key] = (pdbs, sliding.drivers(backend))
+        pdbs, kernels = _WORKER_PDBS[key]
+        before = transfers_of(kernels)
         boards = [Board(self.rows, self.cols, tuple(int(x) for x in t)) for t in tiles]
-        rs = sliding.solve_batch(boards, self.goal, self.heuristic, backend, pdbs=pdbs, max_len=self.max_len)
+        rs = sliding.solve_batch(boards, self.goal, self.heuristic, backend, pdbs=pdbs, max_len=self.max_len,
+                                 kernels=kernels)
+        delta = {k: v - before[k] for k, v in transfers_of(kernels).items()}
         return {"results": rs, "worker": _worker_name(), "backend": backend.name,
-                "seconds": work_clock() - t0}
+                "seconds": work_clock() - t0, "transfers": delta}
 
 
 def _from_row(rows: dict, j: int, board: Board, goal: str, heuristic: str, backend: str):
@@ -376,6 +385,10 @@ def run_pdb_build(args) -> int:
     name, pats = sliding_pdb.partition(rows, cols, args.partition)
     backend = select_backend(args.backend)
     folder = sliding_pdb.cache_dir(args.cache_dir)
+    if args.cache_dir:  # the folder the user named: made here (its parent must exist), before any work
+        from puzzlebatch.outputs import make_output_dir
+
+        make_output_dir(folder, "--cache-dir")
     built = []
     if args.scheduler:  # one pattern per Dask task (the cache folder must be shared with the workers)
         return _pdb_build_on_pool(args, rows, cols, name, pats, folder)
@@ -409,8 +422,11 @@ def run_pdb_build(args) -> int:
                 print_json({"partition": name, "complete": False, "partial": str(res)})
             return 0
     dbs = sliding_pdb.load(rows, cols, name, folder)
+    info = dbs.info()
     doc = {"partition": name, "size": f"{rows}x{cols}", "goal": "blank-first", "complete": True,
-           "cache_dir": str(folder), "built": built, "patterns": dbs.info()}
+           "cache_dir": str(folder), "built": built, "patterns": info}
+    # the traffic of the builds this command ran (each table file keeps its own build's)
+    doc |= {k: sum(p[k] for p in info if p["file"] in built) for k in transfers.KEYS}
     if args.json:
         print_json(doc)
     else:
@@ -536,8 +552,8 @@ def register(sub) -> None:
     p.add_argument("--out", help="results file (default: results/sliding-bfs-RxC-<time>.h5)")
     p.add_argument("--json", action="store_true")
     p.add_argument("--resume", action="store_true", help="continue the unfinished bfs in --out")
-    p.add_argument("--checkpoint-every", type=float, default=60.0, metavar="SECONDS")
-    p.add_argument("--max-layers", type=int, help="stop after this many layers (resume later)")
+    p.add_argument("--checkpoint-every", type=L.non_negative_seconds, default=60.0, metavar="SECONDS")
+    p.add_argument("--max-layers", type=L.positive_int, help="stop after this many layers (resume later)")
     p.set_defaults(func=run_bfs)
 
     p = verbs.add_parser("solve", help="optimal solutions by IDA*: one board, or a file of instances")
@@ -551,8 +567,8 @@ def register(sub) -> None:
     p.add_argument("--cache-dir", help="where pattern databases are kept (default $PUZZLEBATCH_CACHE or "
                                        "~/.cache/puzzlebatch)")
     p.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
-    p.add_argument("--max-len", type=int, default=250, help="give up beyond this many moves (default 250)")
-    p.add_argument("--batch", type=int, help="instances per launch with --file (default: all at once)")
+    p.add_argument("--max-len", type=L.positive_int, default=250, help="give up beyond this many moves (default 250)")
+    p.add_argument("--batch", type=L.positive_int, help="instances per launch with --file (default: all at once)")
     p.add_argument("--out", help="results file for --file (default: results/sliding-solve-<time>.h5)")
     p.add_argument("--resume", action="store_true", help="with --file: continue the unfinished run in --out")
     from puzzlebatch.runners.distributed import add_arguments as add_scheduler
@@ -571,8 +587,9 @@ def register(sub) -> None:
     b.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
     b.add_argument("--cache-dir")
     b.add_argument("--force", action="store_true", help="rebuild databases that exist")
-    b.add_argument("--checkpoint-every", type=float, default=60.0, metavar="SECONDS")
-    b.add_argument("--max-layers", type=int, help="stop after this many layers of one pattern (resume later)")
+    b.add_argument("--checkpoint-every", type=L.non_negative_seconds, default=60.0, metavar="SECONDS")
+    b.add_argument("--max-layers", type=L.positive_int,
+                   help="stop after this many layers of one pattern (resume later)")
     b.add_argument("--json", action="store_true")
     add_scheduler(b)  # one pattern per task
     b.set_defaults(func=run_pdb_build)

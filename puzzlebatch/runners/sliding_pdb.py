@@ -14,6 +14,7 @@ An interrupted build leaves ``<name>.partial.h5`` (checkpointed between layers) 
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import time
@@ -27,6 +28,7 @@ from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.errors import PuzzleInputError
 from puzzlebatch.puzzles.sliding import rules
 from puzzlebatch.runners.backend import Backend
+from puzzlebatch.xp import mark_new_bits, namespace_for, to_host
 
 # Partitions of the tiles for the blank-first goal (tile t's home is cell t).  Ours, in the spirit of Korf &
 # Felner's figures: compact blocks of neighbouring home cells.
@@ -94,12 +96,15 @@ def build_pattern(rows: int, cols: int, tiles, backend: Backend, folder: Path, *
 
     Raises KeyboardInterrupt through after checkpointing when interrupted between layers.
     """
-    from puzzlebatch.cpu_fallback.sliding import drivers as cpu_drivers
     from puzzlebatch.runners.sliding import drivers
+    from puzzlebatch.transfers import transfers_of
 
     n, k = rows * cols, len(tiles)
     size = n_entries(n, k)
-    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise PuzzleInputError(f"--cache-dir {folder}: cannot create ({exc.strerror})") from None
     final = pattern_file(rows, cols, tiles, folder)
     partial = final.with_suffix(".partial.h5")
     if partial.exists():
@@ -119,7 +124,10 @@ def build_pattern(rows: int, cols: int, tiles, backend: Backend, folder: Path, *
         frontier = np.array([code], np.int64)
         depth, seconds, counts = 0, 0.0, [1]
     d = drivers(backend)
-    pdb_mark = cpu_drivers().pdb_mark
+    xp = namespace_for(backend)
+    if xp is not np:  # the tables and the frontier stay on the device for the whole build
+        dist, visited, frontier = xp.asarray(dist), xp.asarray(visited), xp.asarray(frontier)
+        d.transfers.h2d(dist.nbytes + visited.nbytes + frontier.nbytes)
     last_ck = time.perf_counter()
     layers = 0
     while len(frontier) and (max_layers is None or layers < max_layers):
@@ -127,27 +135,37 @@ def build_pattern(rows: int, cols: int, tiles, backend: Backend, folder: Path, *
         parts = []
         for lo in range(0, len(frontier), chunk):
             codes = frontier[lo:lo + chunk]
-            out = np.empty((len(codes), 4 * k), np.int64)
-            d.pdb_expand_batch(codes, k, rows, cols, out)
-            buf = np.empty(out.size, np.int64)
-            m = pdb_mark(out, visited, dist, n, depth + 1, buf)
-            parts.append(buf[:m].copy())
-        frontier = np.concatenate(parts) if parts else np.empty(0, np.int64)
+            if backend.kind == "cpu":  # the serial host step: faster than sorting on a CPU (bench/RESULTS.md)
+                out = np.empty((len(codes), 4 * k), np.int64)
+                d.pdb_expand_batch(codes, k, rows, cols, out)
+                buf = np.empty(out.size, np.int64)
+                m = d.pdb_mark(out, visited, dist, n, depth + 1, buf)
+                parts.append(buf[:m].copy())
+            else:
+                cxp, children = d.pdb_children(codes, k, rows, cols)
+                parts.append(mark_new_bits(cxp, children, visited, dist, n, depth + 1))
+        frontier = xp.concatenate(parts) if parts else xp.empty(0, np.int64)
         depth += 1
         layers += 1
-        counts.append(len(frontier))
+        counts.append(int(len(frontier)))
         seconds += work_clock() - t0
         if progress is not None:
             progress(depth, len(frontier), seconds)
         if len(frontier) and (time.perf_counter() - last_ck >= checkpoint_every or max_layers is not None):
-            _checkpoint(partial, dist, visited, frontier, depth, seconds, counts)
+            _checkpoint(partial, to_host(dist), to_host(visited), to_host(frontier), depth, seconds, counts)
+            if xp is not np:
+                d.transfers.d2h(dist.nbytes + visited.nbytes + frontier.nbytes)
             last_ck = time.perf_counter()
+    if xp is not np:
+        dist, frontier = to_host(dist), to_host(frontier)
+        d.transfers.d2h(dist.nbytes + frontier.nbytes)
+    traffic = transfers_of(d)  # this process's share of the build (a resumed build: since resuming)
     if len(frontier):
         return partial  # stopped early by max_layers (tests, resumable)
     if (dist == 255).any():
         raise AssertionError(f"pattern {tiles}: {(dist == 255).sum()} placements never reached")
     tmp = final.with_suffix(".tmp.h5")
-    with h5py.File(tmp, "w") as f:
+    with _writing(tmp), h5py.File(tmp, "w") as f:
         ds = f.create_dataset("distances", data=dist)  # contiguous: memory-mappable
         a = f.attrs
         a["schema"] = "puzzlebatch-sliding-pdb"
@@ -158,11 +176,13 @@ def build_pattern(rows: int, cols: int, tiles, backend: Backend, folder: Path, *
         a["rank"] = "falling factorial of the tiles' cells, tiles in the listed order"
         a["build_seconds"] = seconds
         a["build_backend"] = backend.name
+        for key, value in traffic.items():  # h2d_bytes, d2h_bytes, launches
+            a[f"build_{key}"] = int(value)
         a["abstract_states"] = int(sum(counts))
         a["max_value"] = int(dist.max())
         a["mean_value"] = float(dist.mean())
         del ds
-    os.replace(tmp, final)
+    _durable_replace(tmp, final)
     if partial.exists():
         partial.unlink()
     return final
@@ -170,14 +190,37 @@ def build_pattern(rows: int, cols: int, tiles, backend: Backend, folder: Path, *
 
 def _checkpoint(path: Path, dist, visited, frontier, depth, seconds, counts) -> None:
     tmp = path.with_suffix(".ck.h5")
-    with h5py.File(tmp, "w") as f:
+    with _writing(tmp), h5py.File(tmp, "w") as f:
         f.create_dataset("dist", data=dist)
         f.create_dataset("visited", data=visited)
         f.create_dataset("frontier", data=frontier)
         f.create_dataset("layer_counts", data=np.array(counts, np.int64))
         f.attrs["depth"] = depth
         f.attrs["seconds"] = seconds
-    os.replace(tmp, path)  # atomic: a kill leaves the old checkpoint or the new one
+    _durable_replace(tmp, path)  # atomic: a kill or a power cut leaves the old checkpoint or the new one
+
+
+@contextlib.contextmanager
+def _writing(tmp: Path):
+    """Write ``tmp`` (renamed over its target afterwards): an I/O error is one line, and ``tmp`` is removed."""
+    try:
+        yield
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise PuzzleInputError(f"{tmp.parent}: cannot write a pattern database ({exc.strerror or exc})") from None
+
+
+def _durable_replace(tmp: Path, target: Path) -> None:
+    """``os.replace`` once ``tmp`` is on disk (fsync), so a power cut leaves the old file or the new one."""
+    try:
+        with open(tmp, "rb+") as f:
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise PuzzleInputError(f"{target}: cannot write ({exc.strerror or exc})") from None
 
 
 # -- load --------------------------------------------------------------------------------------------------------
@@ -226,11 +269,19 @@ class PatternDatabases:
                 out.append({"tiles": list(tiles), "entries": int(f["distances"].shape[0]),
                             "bytes": int(f["distances"].nbytes), "build_seconds": float(a["build_seconds"]),
                             "build_backend": str(a["build_backend"]), "max_value": int(a["max_value"]),
-                            "mean_value": float(a["mean_value"]), "file": str(path)})
+                            "mean_value": float(a["mean_value"]), "file": str(path),
+                            **{k: int(a.get(f"build_{k}", 0)) for k in ("h2d_bytes", "d2h_bytes", "launches")}})
         return out
 
     def kernel_arrays(self):
-        """(pdb, pat_tiles, pat_k, pat_off, tile_pat, mir, use_mirror) for ``ida_batch``."""
+        """(pdb, pat_tiles, pat_k, pat_off, tile_pat, mir, use_mirror) for ``ida_batch``: built once, the same
+        arrays every call, so a CUDA launcher keeps them on the device for its whole run."""
+        cached = self.__dict__.get("_kernel_arrays")
+        if cached is None:
+            cached = self.__dict__["_kernel_arrays"] = self._build_kernel_arrays()
+        return cached
+
+    def _build_kernel_arrays(self):
         n = self.rows * self.cols
         kmax = max(len(p) for p in self.patterns)
         pat_tiles = np.zeros((len(self.patterns), kmax), np.int64)

@@ -2,21 +2,21 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
 
+from puzzlebatch import limits as L
 from puzzlebatch.errors import PuzzleInputError
 from puzzlebatch.puzzles.snake.model import SOURCE_CHAIN, Box, Chain, check_fits, default_box, parse_box, \
     parse_chain
 
-DEFAULT_RESULTS_DIR = Path("results")
 
 
 def default_out(verb: str) -> Path:
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
-    return DEFAULT_RESULTS_DIR / f"snake-{verb}-{stamp}.h5"
+    from puzzlebatch.outputs import default_result_file
+
+    return default_result_file(f"snake-{verb}")
 
 
 def _chain_and_box(args) -> tuple[Chain, Box]:
@@ -100,10 +100,9 @@ def run_count(args) -> int:
     session = CountSession(args, "snake", "count", params, backend, default_out("count"),
                            lambda p: p.get("chain") == chain.letters and p.get("box") == str(box)
                            and bool(p.get("all")) == args.all,
-                           label=f"snake count {box}", describe=f"{chain.letters} in {box}", series="embeddings")
-    if not session.resumed:
-        session.run.set_instances(chain=np.array(chain.corners, dtype=np.int8),
-                                  box=np.array(box.dims, dtype=np.int64))
+                           label=f"snake count {box}", describe=f"{chain.letters} in {box}", series="embeddings",
+                           instances={"chain": np.array(chain.corners, dtype=np.int8),
+                                      "box": np.array(box.dims, dtype=np.int64)})
     cell_dtype = np.int16 if box.volume < 2**15 else np.int32
 
     def store_rows(cells, weights):
@@ -160,9 +159,9 @@ def _common(p, backend=True) -> None:
     p.add_argument("--box", help="AxBxC target box (default: the n x n x n cube of the chain's length)")
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
-    p.add_argument("--budget", type=int, help="DFS nodes per work item per launch")
-    p.add_argument("--batch-size", type=int, help="work items per launch")
-    p.add_argument("--frontier", type=int, help="expand the root into this many work items")
+    p.add_argument("--budget", type=L.positive_int, help="DFS nodes per work item per launch")
+    p.add_argument("--batch-size", type=L.positive_int, help="work items per launch")
+    p.add_argument("--frontier", type=L.positive_int, help="expand the root into this many work items")
 
 
 def register(sub) -> None:
@@ -191,7 +190,7 @@ def register(sub) -> None:
 
     p = verbs.add_parser("generate", help="random chains that fold into a box (random Hamiltonian paths)")
     p.add_argument("--box", default="3x3x3")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--count", type=int, default=1)
+    p.add_argument("--seed", type=L.seed, default=0)
+    p.add_argument("--count", type=L.positive_int, default=1)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=run_generate)

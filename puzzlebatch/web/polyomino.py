@@ -193,7 +193,7 @@ def solve_task(params: dict, ctx: Context) -> dict:
 def _keep_solution(folder: Path, pk, params: dict, res, backend) -> dict:
     """A run like ``polyomino count --all`` stores (the problem and one solution row), so it draws the same."""
     from puzzlebatch.results.store import ResultsStore
-    from puzzlebatch.runners.polyomino_cli import save_problem
+    from puzzlebatch.runners.polyomino_cli import problem_arrays
 
     ids = {(int(g), frozenset(map(tuple, c.tolist()))): o
            for o, (g, c) in enumerate(zip(pk.cover.option_group, pk.option_cells))}
@@ -204,8 +204,7 @@ def _keep_solution(folder: Path, pk, params: dict, res, backend) -> dict:
                   "level": "", "level_text": level_text(params, pk.pieces), "source": "web"}
     with ResultsStore(path, "a") as store:
         run = store.create_run("polyomino", "solve", backend=backend.name, device=backend.device, seed=None,
-                               params=run_params)
-        save_problem(run, pk)
+                               params=run_params, instances=problem_arrays(pk))
         run.append_items(solution=np.array([row], np.int32))
         run.set_result({"solved": True, "nodes": int(res.nodes), "seconds": res.seconds})
         run.finish("done", seconds=res.seconds)

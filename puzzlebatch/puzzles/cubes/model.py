@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from puzzlebatch.errors import PuzzleInputError
+from puzzlebatch.limits import CELLS
 
 #: Outward unit vector of each face, in the data's face order F0..F5.
 FACE_DIRS = np.array([[0, -1, 0], [0, 0, 1], [1, 0, 0], [0, 0, -1], [-1, 0, 0], [0, 1, 0]], dtype=np.int64)
@@ -155,12 +156,9 @@ def load_cubes(path: str | Path | None = None) -> CubeSet:
     """The cube set in ``path``, or the shipped 27-cube set of the seed document."""
     if path is None:
         return parse_cubes(default_cubes_text(), "connector_cubes/cubes.txt")
-    p = Path(path)
-    try:
-        text = p.read_text()
-    except OSError as exc:
-        raise PuzzleInputError(f"--cubes {path}: cannot read ({exc.strerror or exc})") from None
-    return parse_cubes(text, str(path))
+    from puzzlebatch.outputs import read_text
+
+    return parse_cubes(read_text(path, "--cubes"), str(path))
 
 
 # ----------------------------------------------------------------------------------------------- figures
@@ -257,6 +255,7 @@ def parse_voxels(text: str, source: str = "<figure>") -> Figure:
             elif ch not in ". ":
                 raise PuzzleInputError(f"{source}, line {lineno}, column {x + 1}: unexpected {ch!r}; "
                                        "use '#' for a filled cell and '.' for an empty one")
+        CELLS.check(len(cells), f"{source}, line {lineno}")
         y += 1
     if not cells:
         raise PuzzleInputError(f"{source}: no filled cell ('#') in the figure")
@@ -270,15 +269,14 @@ def parse_figure(spec: str) -> Figure:
         dims = [int(v) for v in m.groups(default="1")]
         if min(dims) < 1:
             raise PuzzleInputError(f"--figure {spec!r}: box sides must be positive, e.g. 2x2x2")
+        CELLS.check(dims[0] * dims[1] * dims[2], f"--figure {spec}")
         return box(*dims)
     p = Path(spec)
     if not p.exists():
         raise PuzzleInputError(f"--figure {spec!r}: neither a box LxWxH (e.g. 3x3x3) nor an existing voxel file")
-    try:
-        text = p.read_text()
-    except OSError as exc:
-        raise PuzzleInputError(f"--figure {spec}: cannot read ({exc.strerror or exc})") from None
-    return parse_voxels(text, spec)
+    from puzzlebatch.outputs import read_text
+
+    return parse_voxels(read_text(p, "--figure"), spec)
 
 
 def check_fits(figure: Figure, cubes: CubeSet) -> None:

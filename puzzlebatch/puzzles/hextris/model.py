@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from puzzlebatch.errors import PuzzleInputError
+from puzzlebatch.limits import CELLS, SOURCE_LENGTH
 
 Cell = tuple[int, int]
 
@@ -178,6 +179,10 @@ def parse_problem(doc: dict, where: str = "problem") -> Problem:
     width, height = _int(doc["width"], f"{where}.width"), _int(doc["height"], f"{where}.height")
     if width < 1 or height < 1:
         raise PuzzleInputError(f"{where}: board {width}x{height} must be at least 1x1")
+    CELLS.check(width * height, f"{where}: board {width}x{height}")
+    for key in ("filled", "sourceSeeds", "units"):
+        if not isinstance(doc[key], list):
+            raise PuzzleInputError(f"{where}.{key}: expected a list, got {type(doc[key]).__name__}")
     filled = set()
     for i, c in enumerate(doc["filled"]):
         x, y = _cell(c, f"{where}.filled[{i}]")
@@ -190,31 +195,44 @@ def parse_problem(doc: dict, where: str = "problem") -> Problem:
     for i, u in enumerate(doc["units"]):
         if not isinstance(u, dict) or "members" not in u or "pivot" not in u:
             raise PuzzleInputError(f"{where}.units[{i}]: expected {{\"members\": [...], \"pivot\": {{...}}}}")
+        if not isinstance(u["members"], list):
+            raise PuzzleInputError(f"{where}.units[{i}].members: expected a list of cells")
         members = [_cell(c, f"{where}.units[{i}].members[{j}]") for j, c in enumerate(u["members"])]
         if not members:
             raise PuzzleInputError(f"{where}.units[{i}].members: a unit needs at least one member")
         if len(set(members)) != len(members):
             raise PuzzleInputError(f"{where}.units[{i}].members: repeated cell")
-        units.append(spawn_unit(members, _cell(u["pivot"], f"{where}.units[{i}].pivot"), width))
+        unit = spawn_unit(members, _cell(u["pivot"], f"{where}.units[{i}].pivot"), width)
+        for x, y in unit.members:
+            if not (0 <= x < width and 0 <= y < height):
+                raise PuzzleInputError(f"{where}.units[{i}].members: at its spawn position the unit has cell "
+                                       f"({x}, {y}) outside the {width}x{height} board")
+        units.append(unit)
     seeds = tuple(_int(s, f"{where}.sourceSeeds[{i}]") for i, s in enumerate(doc["sourceSeeds"]))
+    if not seeds:
+        raise PuzzleInputError(f"{where}.sourceSeeds: needs at least one seed (every game is played from one)")
+    for i, s in enumerate(seeds):
+        if not 0 <= s < 2**32:
+            raise PuzzleInputError(f"{where}.sourceSeeds[{i}]: {s} is not a 32-bit seed (0 .. 4294967295)")
     length = _int(doc["sourceLength"], f"{where}.sourceLength")
     if length < 0:
         raise PuzzleInputError(f"{where}.sourceLength: must be >= 0, got {length}")
+    SOURCE_LENGTH.check(length, f"{where}.sourceLength")
     pid = doc.get("id", -1)
     return Problem(id=_int(pid, f"{where}.id"), width=width, height=height, filled=frozenset(filled),
                    source_length=length, source_seeds=seeds, units=tuple(units), raw_units=tuple(doc["units"]))
 
 
 def load_json(path: str | os.PathLike, what: str):
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise PuzzleInputError(f"{path}: cannot read {what}: {exc.strerror or exc}") from None
+    from puzzlebatch.outputs import read_text
+
+    text = read_text(path, what)
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise PuzzleInputError(f"{path}: line {exc.lineno} column {exc.colno}: invalid JSON ({exc.msg})") from None
+    except RecursionError:
+        raise PuzzleInputError(f"{path}: JSON nested too deeply") from None
 
 
 def load_problem(path: str | os.PathLike) -> Problem:
@@ -232,11 +250,10 @@ def official_problem(n: int) -> Problem:
 
 def load_phrases(path: str | os.PathLike | None = None) -> list[str]:
     """The phrases of power, one a line (default: the 18 of §12)."""
+    from puzzlebatch.outputs import read_text
+
     p = Path(path) if path is not None else DATA_DIR / "power_phrases.txt"
-    try:
-        lines = p.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise PuzzleInputError(f"{p}: cannot read phrases: {exc.strerror or exc}") from None
+    lines = read_text(p, "phrases").splitlines()
     phrases = [ln for ln in lines if ln.strip()]
     return phrases
 

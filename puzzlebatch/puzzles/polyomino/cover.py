@@ -15,6 +15,7 @@ from typing import Sequence
 import numpy as np
 
 from puzzlebatch.errors import PuzzleInputError
+from puzzlebatch.limits import ITEMS, OPTIONS, check_memory
 from puzzlebatch.puzzles.polyomino import rules as R
 
 UNLIMITED = -1
@@ -142,6 +143,9 @@ def encode(ec: ExactCover, mode: str = "first", prune: bool = True,
         raise ValueError(f"mode {mode!r}")
     nw = max(1, -(-ec.n_items // R.WORD_BITS))
     n_opt = len(ec.options)
+    # The tables hold every option as a bitset of nw words, once per list it is in (before allocating them).
+    listed = n_opt if mode == "first" else sum(sum(1 for i in o if i < ec.n_primary) for o in ec.options)
+    check_memory(8 * (nw + 2) * (n_opt + listed) * 3, f"exact cover of {ec.n_items:,} items and {n_opt:,} options")
     ng = len(ec.groups)
     goal = ec.max_depth()
     rank = np.empty(n_opt, np.int64)
@@ -293,6 +297,7 @@ def read_dlx(text: str, source: str = "<dlx>") -> ExactCover:
                         raise PuzzleInputError(f"{where}: item {name} is named twice")
                     index[name] = len(items)
                     items.append(name)
+                ITEMS.check(len(items), f"{where}")
                 if primary:
                     n_primary = len(items)
             if n_primary == 0:
@@ -309,6 +314,7 @@ def read_dlx(text: str, source: str = "<dlx>") -> ExactCover:
         if len(set(opt)) != len(opt):
             raise PuzzleInputError(f"{where}: an item appears twice in one option")
         options.append(tuple(sorted(opt)))
+        OPTIONS.check(len(options), f"{where}")
     if not seen_header:
         raise PuzzleInputError(f"{source}: empty DLX file")
     return ExactCover(items, n_primary, options)

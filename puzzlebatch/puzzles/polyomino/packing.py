@@ -15,6 +15,7 @@ from typing import Sequence
 import numpy as np
 
 from puzzlebatch.errors import PuzzleInputError
+from puzzlebatch.limits import CELLS
 from puzzlebatch.puzzles.polyomino import shapes as S
 from puzzlebatch.puzzles.polyomino.cover import UNLIMITED, ExactCover, Geometry
 
@@ -44,14 +45,17 @@ def parse_board(spec: str, where: str = "--board") -> Board:
     m = _DIMS.match(spec.strip().lower())
     if m:
         size = tuple(int(v) for v in m.groups() if v is not None)
-        if min(size) < 1 or int(np.prod(size)) > 1_000_000:
-            raise PuzzleInputError(f"{where}: board {spec} must have sides >= 1 and at most 1,000,000 cells")
+        if min(size) < 1:
+            raise PuzzleInputError(f"{where}: board {spec} must have sides >= 1")
+        CELLS.check(int(np.prod(size, dtype=object)), f"{where} {spec}")
         cells = frozenset(tuple(int(v) for v in c) for c in np.ndindex(*size))
         return Board(size, cells, label=spec)
     path = Path(spec)
     if not path.is_file():
         raise PuzzleInputError(f"{where}: {spec!r} is neither WxH, WxHxD nor a board file")
-    return parse_board_text(path.read_text(), str(path))
+    from puzzlebatch.outputs import read_text
+
+    return parse_board_text(read_text(path, where), str(path))
 
 
 def parse_board_text(text: str, source: str = "<board>") -> Board:

@@ -29,6 +29,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from puzzlebatch.errors import PuzzleInputError
+from puzzlebatch.limits import CELLS
 
 Cell = tuple[int, ...]
 TURNS = ("free", "rotations", "fixed")
@@ -207,13 +208,22 @@ def parse_grid_cells(lines: Sequence[str], where: str) -> frozenset[Cell]:
 
 def parse_cell_list(text: str, where: str) -> frozenset[Cell]:
     """``(0,0) (1,0) (1,1)`` or ``0,0 1,0 1,1`` or ``0 0; 1 0`` — cells as integer tuples."""
-    groups = re.findall(r"-?\d+(?:\s*,\s*-?\d+)+", text)
+    pattern = r"-?\d+(?:\s*,\s*-?\d+)+"
+    groups = re.findall(pattern, text)
     if not groups:
         raise PuzzleInputError(f"{where}: no cells found in {text.strip()!r} (write cells as x,y or x,y,z)")
+    rest = re.sub(pattern, " ", text)
+    junk = re.search(r"[^\s;(),]+", rest)
+    if junk:  # never drop a malformed cell silently
+        raise PuzzleInputError(f"{where}: {junk.group(0)!r} is not a cell (write cells as x,y or x,y,z)")
     cells = [tuple(int(v) for v in g.split(",")) for g in groups]
     dims = {len(c) for c in cells}
     if len(dims) != 1 or dims.pop() not in (2, 3):
         raise PuzzleInputError(f"{where}: cells must all be x,y or all x,y,z")
+    span = 1
+    for axis in zip(*cells):
+        span *= max(axis) - min(axis) + 1
+    CELLS.check(span, f"{where}: the piece's bounding box")
     return normalize(cells)
 
 
@@ -369,7 +379,9 @@ def load_pieces(spec: str, unlimited: bool = False, mirror: bool | None = None,
         part = part.strip()
         path = Path(part)
         if path.suffix and path.is_file():
-            got = parse_pieces(path.read_text(), str(path))
+            from puzzlebatch.outputs import read_text
+
+            got = parse_pieces(read_text(path, "--pieces"), str(path))
         elif path.suffix and not path.exists() and part not in set_names():
             raise PuzzleInputError(f"--pieces: no such file {part}")
         else:

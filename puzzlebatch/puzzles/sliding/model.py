@@ -133,11 +133,10 @@ def read_instances(path: str | Path, size: tuple[int, int] | None = None) -> lis
 
     Blank lines and ``#`` comments are skipped.  Returns ``(board, optimal_length or None)`` per instance.
     """
+    from puzzlebatch.outputs import read_text
+
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise PuzzleInputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    text = read_text(path)
     out = []
     for no, line in enumerate(text.splitlines(), 1):
         line = line.split("#", 1)[0].strip()

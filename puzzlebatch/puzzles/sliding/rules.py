@@ -24,6 +24,8 @@ H_PDB = 2
 # Status codes in ida_item's stats[2].
 ST_SOLVED = 1
 ST_LIMIT = 2
+ST_BUDGET = 3  # stopped by the node budget; resumable (see ida_item)
+STATS_WIDTH = 9  # ida_item's stats row
 
 # Blank directions 0..3 = U, D, L, R; the opposite of d is d ^ 1.
 
@@ -329,18 +331,81 @@ def pdb_value(p, tpos, pat_tiles, pat_k, pat_off, pdb, n, mirror, mir, cells):
     return pdb[pat_off[p] + pattern_rank(cells, k, n)]
 
 
+def slide_tile(board, tpos, blank, nb, d, g, hcur, rows, cols, hkind, max_len, pdb, pat_tiles, pat_k, pat_off,
+               tile_pat, mir, use_mirror, saved, lcv, tmp, cells, hv, hm):
+    """IDA*'s move at depth ``g``: slide the tile on cell ``nb`` into the blank's cell (blank direction ``d``).
+
+    :func:`ida_item` replays a saved path with it; its search loop has the same steps written out (speed).
+
+    Updates the board, ``tpos`` and the heuristic's parts, saves what the undo needs (``saved``), and returns
+    ``h`` after the move: Manhattan by the moved tile's change, linear conflicts by recomputing the two lines the
+    tile leaves and enters, pattern databases by re-ranking the one pattern holding the tile (and its mirror).
+    """
+    n = rows * cols
+    n_pat = pat_k.shape[0]
+    t = board[nb]
+    board[blank] = t
+    board[nb] = 0
+    tpos[t] = blank
+    tpos[0] = nb
+    gr = t // cols
+    gc = t - gr * cols
+    if d < 2:
+        old = nb // cols - gr
+        new = blank // cols - gr
+    else:
+        old = nb % cols - gc
+        new = blank % cols - gc
+    dm = (new if new > 0 else -new) - (old if old > 0 else -old)
+    saved[2 * (max_len + 1) + g] = hcur
+    if hkind == H_MANHATTAN:
+        return hcur + dm
+    if hkind == H_LINEAR_CONFLICT:
+        # hcur = manhattan + sum(lcv); recompute the two lines the tile moved between
+        if d < 2:
+            l1 = nb // cols
+            l2 = blank // cols
+        else:
+            l1 = rows + nb % cols
+            l2 = rows + blank % cols
+        before = lcv[l1] + lcv[l2]
+        lcv[l1] = line_conflict(board, l1, rows, cols, tmp)
+        lcv[l2] = line_conflict(board, l2, rows, cols, tmp)
+        return hcur + dm + lcv[l1] + lcv[l2] - before
+    p = tile_pat[t]
+    saved[2 * g] = hv[p]
+    hv[p] = pdb_value(p, tpos, pat_tiles, pat_k, pat_off, pdb, n, False, mir, cells)
+    s = 0
+    for q in range(n_pat):
+        s += hv[q]
+    hnew = s
+    if use_mirror:
+        pm = tile_pat[mir[t]]
+        saved[2 * g + 1] = hm[pm]
+        hm[pm] = pdb_value(pm, tpos, pat_tiles, pat_k, pat_off, pdb, n, True, mir, cells)
+        sm = 0
+        for q in range(n_pat):
+            sm += hm[q]
+        if sm > hnew:
+            hnew = sm
+    return hnew
+
+
 def ida_item(board, rows, cols, hkind, max_len, pdb, pat_tiles, pat_k, pat_off, tile_pat, mir, use_mirror,
              path, stats, tpos, dirs, hv, hm, saved, lcv, tmp, cells):
     """IDA* (Korf 1985) on one board towards the blank-first goal; the path of blank directions into ``path``.
 
     Depth-first search bounded by ``f = g + h``, the bound raised to the least ``f`` that exceeded it, until a
-    goal is generated.  The move that undoes the previous one is never tried.  ``h`` is kept up to date per move:
-    Manhattan by the moved tile's change, linear conflicts by recomputing the two lines the tile leaves and
-    enters, pattern databases by re-ranking the one pattern holding the tile (and its mirror pattern).
+    goal is generated.  The move that undoes the previous one is never tried.  ``h`` is kept up to date per move
+    (:func:`slide_tile`).
 
-    stats: [0] length, [1] nodes generated, [2] status (1 solved, 2 the bound passed ``max_len``),
-    [3] iterations, [4] initial h.  Scratch: tpos (n), dirs (max_len + 1), hv/hm (patterns), saved
-    (3 * (max_len + 1)), lcv (rows + cols), tmp (2 * max(rows, cols)), cells (pattern size).
+    stats: [0] length, [1] nodes generated, [2] status (1 solved, 2 the bound passed ``max_len``, 3 stopped by
+    the budget), [3] iterations, [4] initial h; [5] the budget: nodes this call may generate (0: no limit).
+    A call stopped by its budget saves where the search stands ([0] depth, [6] bound, [7] next bound, [8] the
+    next direction to try at that depth; ``path`` holds the moves to it); calling again with the same initial
+    board and these rows resumes exactly there, so the solution and the node count do not depend on the budget.
+    Scratch: tpos (n), dirs (max_len + 1), hv/hm (patterns), saved (3 * (max_len + 1)), lcv (rows + cols),
+    tmp (2 * max(rows, cols)), cells (pattern size).
     """
     n = rows * cols
     blank = 0
@@ -365,6 +430,8 @@ def ida_item(board, rows, cols, hkind, max_len, pdb, pat_tiles, pat_k, pat_off, 
                 hm[p] = pdb_value(p, tpos, pat_tiles, pat_k, pat_off, pdb, n, True, mir, cells)
                 sm += hm[p]
         h = s if s > sm else sm
+    budget = stats[5]
+    resume = stats[2] == ST_BUDGET
     stats[4] = h
     nodes = 0
     iterations = 0
@@ -376,16 +443,46 @@ def ida_item(board, rows, cols, hkind, max_len, pdb, pat_tiles, pat_k, pat_off, 
         return
     bound = h
     found = False
+    g = 0
+    hcur = h
+    if resume:  # walk the saved path again from the initial board (the same moves, so the same h's)
+        nodes = stats[1]
+        iterations = stats[3] - 1  # counted again below
+        bound = stats[6]
+        depth = stats[0]
+        for j in range(depth):
+            d = path[j]
+            nb = blank_target(blank, d, rows, cols)
+            hcur = slide_tile(board, tpos, blank, nb, d, j, hcur, rows, cols, hkind, max_len, pdb, pat_tiles,
+                              pat_k, pat_off, tile_pat, mir, use_mirror, saved, lcv, tmp, cells, hv, hm)
+            blank = nb
+            dirs[j] = d + 1
+        g = depth
+        dirs[g] = stats[8]
+    limit = nodes + budget if budget > 0 else 1 << 62
     while not found:
         iterations += 1
         if bound > max_len:
             stats[2] = ST_LIMIT
             break
-        next_bound = 1 << 30
-        g = 0
-        dirs[0] = 0
-        hcur = h
+        if resume:
+            next_bound = stats[7]
+            resume = False
+        else:
+            next_bound = 1 << 30
+            g = 0
+            dirs[0] = 0
+            hcur = h
         while True:
+            if nodes >= limit:  # out of budget: save where the search stands
+                stats[0] = g
+                stats[1] = nodes
+                stats[2] = ST_BUDGET
+                stats[3] = iterations
+                stats[6] = bound
+                stats[7] = next_bound
+                stats[8] = dirs[g]
+                return
             d = dirs[g]
             if d == 4:
                 if g == 0:
@@ -421,7 +518,8 @@ def ida_item(board, rows, cols, hkind, max_len, pdb, pat_tiles, pat_k, pat_off, 
             nb = blank_target(blank, d, rows, cols)
             if nb < 0:
                 continue
-            # slide tile t from nb into the blank's cell
+            # slide tile t from nb into the blank's cell: slide_tile(), written out here because a call per node
+            # costs this loop about 40 % of its speed on the CPU (the drivers do not force-inline ida_item's callees)
             t = board[nb]
             board[blank] = t
             board[nb] = 0
@@ -441,7 +539,6 @@ def ida_item(board, rows, cols, hkind, max_len, pdb, pat_tiles, pat_k, pat_off, 
             if hkind == H_MANHATTAN:
                 hnew = hcur + dm
             elif hkind == H_LINEAR_CONFLICT:
-                # hcur = manhattan + sum(lcv); recompute the two lines the tile moved between
                 if d < 2:
                     l1 = nb // cols
                     l2 = blank // cols

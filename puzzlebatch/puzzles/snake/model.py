@@ -18,6 +18,7 @@ from itertools import permutations, product
 import numpy as np
 
 from puzzlebatch.errors import PuzzleInputError
+from puzzlebatch.limits import CELLS, CHAIN
 
 #: The chain of the source document (a 3x3x3 wooden snake cube).
 SOURCE_CHAIN = "FFJJJFJJFJJJFJFJJJJFJFJFJFF"
@@ -122,6 +123,7 @@ def parse_chain(text: str) -> Chain:
     if _LETTERS.match(s):
         if len(s) < 2:
             raise PuzzleInputError(f"chain {text!r}: a chain needs at least 2 cubes")
+        CHAIN.check(len(s), f"chain {_short(text)}")
         return Chain(tuple(ch == "J" for ch in s))
     if _SEGMENTS.match(s):
         lengths = [int(v) for v in s.split(",")]
@@ -129,6 +131,7 @@ def parse_chain(text: str) -> Chain:
             if v < 2:
                 raise PuzzleInputError(
                     f"chain {text!r}: segment {i + 1} has length {v}; every straight run has at least 2 cubes")
+        CHAIN.check(1 + sum(v - 1 for v in lengths), f"chain {_short(text)}")  # before building it
         corners = [False]
         for i, v in enumerate(lengths):
             # each run adds v - 1 cubes: its straights, then its end cube (a corner unless it ends the chain)
@@ -143,6 +146,10 @@ def parse_chain(text: str) -> Chain:
                            "use letters F/J or comma-separated segment lengths")
 
 
+def _short(text: str) -> str:
+    return repr(text) if len(text) <= 40 else repr(text[:37] + "...")
+
+
 def parse_box(text: str) -> Box:
     """Read ``AxBxC`` (``AxB`` means a single layer ``AxBx1``)."""
     parts = text.lower().replace("×", "x").split("x")
@@ -154,6 +161,7 @@ def parse_box(text: str) -> Box:
         dims.append(1)
     if len(dims) != 3 or min(dims) < 1:
         raise PuzzleInputError(f"box {text!r}: expected AxBxC with positive integers, e.g. 3x3x3")
+    CELLS.check(dims[0] * dims[1] * dims[2], f"box {_short(text)}")
     return Box(*dims)
 
 
