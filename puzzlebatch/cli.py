@@ -57,7 +57,7 @@ def _json_default(obj):
 
 def build_parser() -> argparse.ArgumentParser:
     from puzzlebatch import __version__
-    from puzzlebatch.runners import cubes_cli, hextris_cli, info_cli, job_cli, polyomino_cli, show_cli, \
+    from puzzlebatch.runners import cubes_cli, hextris_cli, info_cli, job_cli, polyomino_cli, serve_cli, show_cli, \
         sliding_cli, snake_cli, warmup
 
     parser = _Parser(prog="puzzlebatch", description="Batch search for combinatorial puzzles on GPU and CPU.")
@@ -72,6 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     sliding_cli.register(sub)
     cubes_cli.register(sub)
     job_cli.register(sub)
+    serve_cli.register(sub)
     warmup.register(sub)
     return parser
 

@@ -33,3 +33,26 @@ def gpu():
     from puzzlebatch.runners.backend import select_backend
 
     return select_backend("cuda")
+
+
+# -- the web app (tests/test_web_*.py): one set of warm worker processes for the whole session ---------------------
+@pytest.fixture(scope="session")
+def web_results(tmp_path_factory):
+    return tmp_path_factory.mktemp("web-results")
+
+
+@pytest.fixture(scope="session")
+def web_jobs(web_results):
+    pytest.importorskip("fastapi", reason="the web extra is not installed")
+    from puzzlebatch.web.jobs import JobManager
+
+    manager = JobManager(1, ("polyomino",), web_results).start()
+    yield manager
+    manager.close()
+
+
+@pytest.fixture(scope="session")
+def web_app(web_jobs, web_results):
+    from puzzlebatch.web.app import create_app
+
+    return create_app(web_results, jobs=web_jobs, allowed_hosts=("testserver", "127.0.0.1", "localhost"))

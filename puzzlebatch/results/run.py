@@ -194,6 +194,20 @@ class Run:
         n = self.n_committed
         return {} if items is None else {name: _read(ds, n) for name, ds in items.items()}
 
+    def item_rows(self, start: int = 0, stop: int | None = None) -> dict[str, np.ndarray]:
+        """Committed rows ``start:stop`` of every column (clipped to ``n_committed``), read without the rest."""
+        items = self._group.get("items")
+        n = self.n_committed
+        start = max(0, min(int(start), n))
+        stop = n if stop is None else max(start, min(int(stop), n))
+        if items is None:
+            return {}
+        out = {}
+        for name, ds in items.items():
+            src = ds.asstr() if h5py.check_string_dtype(ds.dtype) is not None else ds
+            out[name] = np.asarray(src[start:stop])
+        return out
+
     def column_info(self) -> dict[str, tuple[str, tuple[int, ...]]]:
         """Column name -> (dtype name, shape of one row)."""
         items = self._group.get("items")

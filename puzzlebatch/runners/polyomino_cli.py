@@ -131,7 +131,7 @@ def run_count(args) -> int:
     if args.out or args.all or args.resume:  # without a file, a count is only printed
         session = CountSession(args, "polyomino", verb, params, backend, default_out(verb),
                                lambda p: p == params, label=f"polyomino {verb} {pk.board.label}",
-                               describe="this board and pieces", instances=_problem_arrays(pk))
+                               describe="this board and pieces", instances=problem_arrays(pk))
         on_batch = session.on_batch
     else:
         from puzzlebatch.runners.distributed import open_pool
@@ -184,7 +184,7 @@ def run_count(args) -> int:
     return 0
 
 
-def _problem_arrays(pk) -> dict:
+def problem_arrays(pk) -> dict:
     """Enough to redraw any stored solution: each option's piece and cells."""
     cells = np.full((len(pk.option_cells), max((len(c) for c in pk.option_cells), default=1), pk.board.dim), -1,
                     np.int32)

@@ -390,6 +390,13 @@ def load_pieces(spec: str, unlimited: bool = False, mirror: bool | None = None,
             if any(q.name == p.name for q in pieces):
                 raise PuzzleInputError(f"--pieces: piece name {p.name} appears in two sets")
             pieces.append(p)
+    return with_options(pieces, unlimited, mirror, count)
+
+
+def with_options(pieces: Sequence[Piece], unlimited: bool = False, mirror: bool | None = None,
+                 count: int | None = None) -> list[Piece]:
+    """The pieces with the command line's piece options applied (``--unlimited``, ``--mirror``, ``--copies``)."""
+    pieces = list(pieces)
     if unlimited:
         pieces = [p.with_(count=UNLIMITED) for p in pieces]
     elif count is not None:
