@@ -244,3 +244,51 @@ def test_top_cells_counts_the_spawn_zone(cpu):
     cells = games.board_cells(0, problem)
     for rows in (0, 6, 8, 12, 30):
         assert top_cells(games.boards, problem, rows).tolist() == [sum(1 for _, y in cells if y < rows)]
+
+
+def test_play_out_at_the_time_limit_records_an_unfinished_run_then_resumes(capsys, tmp_path, monkeypatch):
+    """``hextris play --time-limit --out``: at the limit the run is stored as unfinished ("interrupted", result
+    ``stopped: time_limit``) with the problems finished so far, and ``--resume`` plays the rest without storing a
+    game twice.  The player is replaced by a stub that finishes problem 21 at once and then waits on an event, so
+    the limit always falls while problem 23 is being played, however slow the machine."""
+    import threading
+
+    from puzzlebatch.results.store import ResultsStore
+    from puzzlebatch.runners import hextris_player
+    from puzzlebatch.runners.hextris_player import Solved
+
+    release = threading.Event()
+    solution = {21: "a", 23: "a"}  # one move: a legal partial game on both boards
+
+    def stub(problems, backend, *, on_problem, tag="t", block=True, **_):
+        for p in problems:
+            if p.id == 23 and block:
+                release.wait(60)  # still "planning" when the time limit comes
+                return []
+            s = score_solution(p, p.source_seeds[0], solution[p.id], load_phrases())
+            entry = {"problemId": p.id, "seed": p.source_seeds[0], "tag": tag, "solution": solution[p.id]}
+            on_problem(p, [Solved(entry, s.move_score, s.power_score, s.total, s.end, False)])
+        return []
+
+    out = tmp_path / "t.h5"
+    monkeypatch.setattr(hextris_player, "play_problems", stub)
+    try:
+        code, text, err = run_cli(capsys, "hextris", "play", "21", "23", "--backend", "cpu", "--out", str(out),
+                                  "--time-limit", "1", "--json")
+    finally:
+        release.set()
+    first = json.loads(text)
+    assert code == 0 and [s["problemId"] for s in first["solutions"]] == [21] and "time limit" in err
+    with ResultsStore(out, "r") as store:
+        run = store.run(first["run_id"])
+        assert run.attrs["status"] == "interrupted" and run.attrs["result"]["stopped"] == "time_limit"
+        assert run.items()["problemId"].tolist() == [21]
+    monkeypatch.setattr(hextris_player, "play_problems", lambda *a, **k: stub(*a, **k, block=False))
+    code, text, _ = run_cli(capsys, "hextris", "play", "21", "23", "--backend", "cpu", "--out", str(out), "--resume",
+                            "--json")
+    again = json.loads(text)
+    assert code == 0 and again["run_id"] == first["run_id"]
+    assert sorted(s["problemId"] for s in again["solutions"]) == [21, 23]
+    with ResultsStore(out, "r") as store:
+        run = store.run(first["run_id"])
+        assert run.attrs["status"] == "done" and sorted(run.items()["problemId"].tolist()) == [21, 23]

@@ -550,8 +550,9 @@ def run_play_beam(args, problems: list[Problem]) -> int:
         print("\n".join(pool.work.lines()), file=sys.stderr)
     seconds = time.perf_counter() - t0
     if late:
-        print(f"puzzlebatch: time limit: {len({d['entry']['problemId'] for d in done})} of {len(todo)} problems "
-              "finished", file=sys.stderr)
+        more = f"; resume with --out {args.out} --resume" if args.out else ""
+        print(f"puzzlebatch: time limit: {len({d['entry']['problemId'] for d in done})} of {len(problems)} problems "
+              f"finished{more}", file=sys.stderr)
     code = _report(args, backend, weights, done, run, store, seconds, late)
     if late and _own_process():
         sys.stdout.flush()
@@ -577,12 +578,20 @@ def _report(args, backend, weights, done, run, store, seconds, late) -> int:
     from puzzlebatch.cli import print_json
 
     if run is not None:
-        run.append_items(problemId=np.array([d["entry"]["problemId"] for d in done], np.int64),
-                         seed=np.array([d["entry"]["seed"] for d in done], np.int64),
-                         total=np.array([d["total"] for d in done], np.int64),
-                         solution=np.array([d["entry"]["solution"] for d in done], dtype=object))
-        run.set_result({"games": len(done), "total": int(sum(d["total"] for d in done))})
-        run.finish("time_limit" if late else "done", seconds=seconds)
+        # a run stopped by the time limit and resumed later holds the first part's rows already
+        have = run.items()
+        stored = set(zip(have["problemId"].tolist(), have["seed"].tolist())) if have else set()
+        new = [d for d in done if (d["entry"]["problemId"], d["entry"]["seed"]) not in stored]
+        if new:
+            run.append_items(problemId=np.array([d["entry"]["problemId"] for d in new], np.int64),
+                             seed=np.array([d["entry"]["seed"] for d in new], np.int64),
+                             total=np.array([d["total"] for d in new], np.int64),
+                             solution=np.array([d["entry"]["solution"] for d in new], dtype=object))
+        result = {"games": len(done), "total": int(sum(d["total"] for d in done))}
+        # stopped by the time limit: "interrupted" (the store's status for an unfinished run), so that --resume
+        # plays the problems left
+        run.set_result(result | {"stopped": "time_limit"} if late else result)
+        run.finish("interrupted" if late else "done", seconds=seconds)
         store.close()
     if args.json:
         doc = {"backend": backend.name, "device": backend.device, "seconds": seconds, "player": "beam",

@@ -132,7 +132,7 @@ def run_rank(args) -> int:
     from puzzlebatch.puzzles.hextris.model import load_json, load_phrases, official_problem
     from puzzlebatch.runners.backend import select_backend
     from puzzlebatch.runners.hextris import parse_solutions, score_solutions
-    from puzzlebatch.runners.hextris_rank import overall_rank, problem_scores, rank_scores
+    from puzzlebatch.runners.hextris_rank import problem_scores, rank_scores, standing
 
     entries = parse_solutions(load_json(args.results, "solutions"), args.results)
     problems = {i: official_problem(i) for i in range(25)}
@@ -143,18 +143,21 @@ def run_rank(args) -> int:
     totals: dict = {}
     for s in run.scores:  # the best solution of each game counts
         totals[(s.problemId, s.seed)] = max(totals.get((s.problemId, s.seed), 0), s.total)
-    ranks = rank_scores(problem_scores(problems, totals))
-    rank_sum = sum(r.rank for r in ranks)
+    scores = problem_scores(problems, totals)
+    ranks = rank_scores(scores)
+    table = standing(scores)
+    rank_sum = table.rank_sum
     rows = [{"problemId": r.problem_id, "score": r.score, "rank": r.rank, "teams": r.teams, "best": r.best,
              "best_team": r.best_team, "gap_to_best": r.best - r.score, "taupegoons": r.taupegoons} for r in ranks]
     if args.json:
-        print_json({"backend": run.backend, "problems": rows, "rank_sum": rank_sum,
-                    "overall_place": overall_rank(rank_sum)})
+        print_json({"backend": run.backend, "problems": rows, "rank_sum": rank_sum, "overall_place": table.place,
+                    "leader": table.leader, "leader_rank_sum": table.leader_sum, "first": table.first})
         return 0
     for r in rows:
         print(f"problem {r['problemId']:2d}: score {r['score']:7d}  rank {r['rank']:3d}/{r['teams']}  "
               f"best {r['best']} ({r['best_team']})  TaupeGoons {r['taupegoons']}")
-    print(f"sum of ranks {rank_sum}: place {overall_rank(rank_sum)} of 315 on the qualifying leaderboard")
+    print(f"sum of ranks {rank_sum}: place {table.place} of 316 on the qualifying leaderboard with ours inserted "
+          f"({table.leader}: {table.leader_sum})")
     return 0
 
 
