@@ -18,11 +18,12 @@ from puzzlebatch.puzzles.hextris import rules
 @lru_cache(maxsize=None)
 def drivers():
     """The compiled CPU drivers (built on first use): ``init_batch``, ``commands_batch``, ``policy_batch``,
-    ``placements_batch``, ``lockable_batch``."""
+    ``placements_batch``, ``lockable_batch``, ``evaluate_batch`` (every lockable position with the features of the
+    board it leaves) and ``board_eval_batch`` (the features of given boards)."""
     r = compile_rules(rules, "cpu", inline=False)  # a large rule set: see jit.compile_rules
     init_game, play_commands, play_policy, play_placements = (r.init_game, r.play_commands, r.play_policy,
                                                               r.play_placements)
-    lockable_positions = r.lockable_positions
+    lockable_positions, evaluate_placements, board_eval = r.lockable_positions, r.evaluate_placements, r.board_eval
 
     @njit(parallel=True)
     def init_batch(tables, prob, seeds, states, boards, vis):
@@ -52,13 +53,24 @@ def drivers():
             n_out[g] = lockable_positions(states[g], boards[g], vis[g], tables[prob[g]], work[g], out[g],
                                           feats[g], out.shape[1])
 
+    @njit(parallel=True)
+    def evaluate_batch(tables, prob, states, boards, vis, work, scratch, out, feats, n_out):
+        for g in prange(states.shape[0]):
+            n_out[g] = evaluate_placements(states[g], boards[g], vis[g], tables[prob[g]], work[g], scratch[g], out[g],
+                                           feats[g], out.shape[1])
+
+    @njit(parallel=True)
+    def board_eval_batch(tables, prob, boards, scratch, feats):
+        for g in prange(boards.shape[0]):
+            board_eval(boards[g], tables[prob[g]], feats[g], scratch[g])
+
     class _Drivers:
         pass
 
     d = _Drivers()
     d.init_batch, d.commands_batch, d.policy_batch, d.placements_batch = (init_batch, commands_batch, policy_batch,
                                                                           placements_batch)
-    d.lockable_batch = lockable_batch
+    d.lockable_batch, d.evaluate_batch, d.board_eval_batch = lockable_batch, evaluate_batch, board_eval_batch
     return d
 
 

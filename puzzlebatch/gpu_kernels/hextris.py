@@ -22,7 +22,7 @@ def drivers():
     r = compile_rules(rules, "cuda")
     init_game, play_commands, play_policy, play_placements = (r.init_game, r.play_commands, r.play_policy,
                                                               r.play_placements)
-    lockable_positions = r.lockable_positions
+    lockable_positions, evaluate_placements, board_eval = r.lockable_positions, r.evaluate_placements, r.board_eval
 
     @cuda.jit
     def init_kernel(tables, prob, seeds, states, boards, vis):
@@ -57,6 +57,19 @@ def drivers():
             n_out[g] = lockable_positions(states[g], boards[g], vis[g], tables[prob[g]], work[g], out[g],
                                           feats[g], out.shape[1])
 
+    @cuda.jit
+    def evaluate_kernel(tables, prob, states, boards, vis, work, scratch, out, feats, n_out):
+        start, stride = cuda.grid(1), cuda.gridsize(1)
+        for g in range(start, states.shape[0], stride):
+            n_out[g] = evaluate_placements(states[g], boards[g], vis[g], tables[prob[g]], work[g], scratch[g], out[g],
+                                           feats[g], out.shape[1])
+
+    @cuda.jit
+    def board_eval_kernel(tables, prob, boards, scratch, feats):
+        start, stride = cuda.grid(1), cuda.gridsize(1)
+        for g in range(start, boards.shape[0], stride):
+            board_eval(boards[g], tables[prob[g]], feats[g], scratch[g])
+
     def _launch(kernel, n, inputs, outputs, scratch=frozenset()):
         """Run ``kernel`` over ``n`` games; ``outputs`` (host arrays) are copied in and back, except those whose
         position is in ``scratch`` (the BFS work arrays: copied in, zeroed by the caller, never back)."""
@@ -87,6 +100,13 @@ def drivers():
         _launch(lockable_kernel, states.shape[0], (tables, prob, states, boards, vis), (work, out, feats, n_out),
                 scratch={0})
 
+    def evaluate_batch(tables, prob, states, boards, vis, work, scratch, out, feats, n_out):
+        _launch(evaluate_kernel, states.shape[0], (tables, prob, states, boards, vis),
+                (work, scratch, out, feats, n_out), scratch={0, 1})
+
+    def board_eval_batch(tables, prob, boards, scratch, feats):
+        _launch(board_eval_kernel, boards.shape[0], (tables, prob, boards), (scratch, feats), scratch={0})
+
     class _Drivers:
         pass
 
@@ -96,4 +116,6 @@ def drivers():
     d.init_kernel, d.commands_kernel, d.policy_kernel, d.placements_kernel = (init_kernel, commands_kernel,
                                                                               policy_kernel, placements_kernel)
     d.lockable_batch, d.lockable_kernel = lockable_batch, lockable_kernel
+    d.evaluate_batch, d.evaluate_kernel = evaluate_batch, evaluate_kernel
+    d.board_eval_batch, d.board_eval_kernel = board_eval_batch, board_eval_kernel
     return d

@@ -212,6 +212,41 @@ class Playouts:
                 return [(out[i, : n_out[i]], feats[i, : n_out[i]]) for i in range(n)]
             cap = int(n_out.max())
 
+    def _scratch(self, n: int) -> np.ndarray:
+        """Per game: a board copy and two rows of the flood fill (``rules.evaluate_placements``)."""
+        nw = int(self.tableset.tables[:, rules.H_NW].max())
+        return np.zeros((n, self.tableset.board_words + 2 * nw), np.int64)
+
+    def evaluate(self, games: GameBatch, cap: int = 256) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every position where each game's current unit can lock, with the features of the board it would leave:
+        the candidate placements of a whole beam evaluated in one batch (the games are not changed).
+
+        Returns ``(places, feats, counts)``: int64 ``[n, m, 3]`` placements (pivot x, pivot y, rot) in the kernel's
+        BFS order, int64 ``[n, m, rules.N_CAND]`` their features (``rules.C_*``: the lock's move points, the
+        placement features, the board features after the lock and its line clears) and ``counts[g]``, the number
+        of valid rows of game ``g`` (0 for a game that has ended).
+        """
+        n = len(games)
+        while True:
+            out = np.zeros((n, cap, 3), np.int64)
+            feats = np.zeros((n, cap, rules.N_CAND), np.int64)
+            n_out = np.zeros(n, np.int64)
+            self._d.evaluate_batch(self.tableset.tables, games.prob, games.states, games.boards, games.vis,
+                                   self._work(n), self._scratch(n), out, feats, n_out)
+            if n == 0 or int(n_out.max()) <= cap:
+                return out, feats, n_out
+            cap = int(n_out.max())
+
+    def board_features(self, boards: np.ndarray, prob=None) -> np.ndarray:
+        """The hex board features (``rules.B_*``) of each board row (``GameBatch.boards`` layout), int64
+        ``[n, rules.N_BOARD]``; ``prob[g]`` is the problem index of board ``g`` (default 0)."""
+        boards = np.ascontiguousarray(boards, dtype=np.int64)
+        n = len(boards)
+        prob = np.zeros(n, np.int64) if prob is None else np.asarray(prob, dtype=np.int64)
+        feats = np.zeros((n, rules.N_BOARD), np.int64)
+        self._d.board_eval_batch(self.tableset.tables, prob, boards, self._scratch(n), feats)
+        return feats
+
     def _recorded(self, games: GameBatch, call, cap: int, grow: bool) -> list[np.ndarray]:
         """Run ``call(out, n_out)``; when recording everything and a game's commands overflowed ``out``, replay the
         batch from a copy with room for all of them (long winding paths are rare), so no command is ever lost."""

@@ -67,6 +67,10 @@ def problem_tables(problem: Problem) -> np.ndarray:
             rules.H_BORDER, rules.H_NSLOTS, rules.H_NROWS, rules.H_VISWORDS, rules.H_NPOS]] = [
         w, h, nw, problem.source_length, n_units, maxsize, border, n_slots, n_rows, (n_slots * 6 + 63) // 64,
         n_rows * n_slots * 6]
+    cols = [x for u in problem.units for x, _ in u.members]
+    header[[rules.H_SPAWN_X0, rules.H_SPAWN_X1, rules.H_ZONE]] = [
+        max(0, min(cols) - 1), min(w - 1, max(cols) + 1),
+        1 + max(max(y for _, y in u.members) - min(y for _, y in u.members) + 1 for u in problem.units)]
     base = rules.HEADER_LEN
     for slot, part in zip((rules.H_OFFS, rules.H_SIZE, rules.H_SPAWN, rules.H_PERIOD, rules.H_ROWMASK,
                            rules.H_BOARD0, rules.H_CROT), parts):

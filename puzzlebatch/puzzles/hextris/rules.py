@@ -41,7 +41,10 @@ H_ROWMASK = 14  # base of the full-row masks (words_per_row words)
 H_BOARD0 = 15  # base of the initial board
 H_NPOS = 16  # number of position ids: n_rows * n_slots * 6
 H_CROT = 17  # base of the canonical orientations: u * 6 + rot -> rot modulo the unit's symmetry
-HEADER_LEN = 18
+H_SPAWN_X0 = 18  # the spawn zone: columns x0..x1 (every unit's spawned members, one column more each side)
+H_SPAWN_X1 = 19
+H_ZONE = 20  # and rows 0 .. zone - 1 (the tallest unit's rows plus one)
+HEADER_LEN = 21
 
 # game state
 S_PQ = 0
@@ -84,6 +87,23 @@ F_CONTACT = 2  # member sides touching a full cell, a wall or the floor
 F_COVERED = 3  # empty cells right below the unit (SW/SE neighbours) that it would cover
 F_HIGH = 4  # the unit's top row (larger = lower)
 N_FEATURES = 5
+
+# board evaluation features (hex geometry; ``board_eval``); a cell is "reachable" when a one-cell unit could get
+# there from the top row through empty cells with the moves E, W, SE and SW (no command moves up)
+B_HOLES = 0  # empty cells that are not reachable
+B_COVERED = 1  # reachable empty cells under a full cell (one of their two upper neighbours, NW or NE, is full)
+B_WELLS = 2  # reachable empty cells whose two side neighbours (W and E) are full or walls: one cell wide
+B_ROW_TRANS = 3  # full/empty changes along each row, walls counted full
+B_DOWN_TRANS = 4  # full/empty changes from each cell to its two lower neighbours (SW, SE), floor and walls full
+B_HEIGHT = 5  # rows from the highest full cell down to the floor (0: empty board)
+B_DANGER = 6  # how far full cells reach into the spawn zone: zone rows minus the free rows above them (>= 0)
+N_BOARD = 7
+# candidate features (``evaluate_placements``): the lock's move points, the placement features (F_*), then the
+# features of the board after the lock and its line clears (B_*)
+C_POINTS = 0
+C_PLACE = 1  # F_* at C_PLACE + F_*
+C_BOARD = C_PLACE + N_FEATURES  # B_* at C_BOARD + B_*
+N_CAND = C_BOARD + N_BOARD
 
 
 def lcg_next(s):
@@ -235,12 +255,7 @@ def lock(state, board, vis, tab):
         x, y = member_cell(tab, u, rot, m, pq, pr)
         board[y * nw + (x >> 6)] |= 1 << (x & 63)
     lines = clear_full_rows(board, tab)
-    points = size + 50 * lines * (lines + 1)
-    old = state[S_LSOLD]
-    bonus = 0
-    if old > 1:
-        bonus = (old - 1) * points // 10
-    state[S_SCORE] += points + bonus
+    state[S_SCORE] += lock_points(tab, state, u, lines)
     state[S_LSOLD] = lines
     state[S_LINES] += lines
     state[S_LOCKED] += 1
@@ -455,6 +470,138 @@ def placement_features(board, tab, u, pq, pr, rot, feats):
             elif d == 2 or d == 3:
                 feats[F_COVERED] += 1
     feats[F_HIGH] = top
+
+
+def bit_mask(k):
+    """The int64 with bit ``k`` (0..63) set; bit 63 is the sign bit, written so that plain Python and the CUDA
+    simulator (Python integers stored into int64 arrays) get the same int64 value as compiled code."""
+    if k == 63:
+        return -(1 << 62) * 2
+    return 1 << k
+
+
+def _bit(words, base, x):
+    """Bit ``x`` of the bitset ``words[base:]``."""
+    return (words[base + (x >> 6)] >> (x & 63)) & 1
+
+
+def board_eval(board, tab, feats, reach):
+    """Fill ``feats[:N_BOARD]`` with the board's features (``B_*``); ``reach`` is scratch, ``2 * words_per_row``.
+
+    Reachability is a flood fill row by row: a cell of row ``y`` is reached from row ``y - 1`` through the moves SE
+    and SW (from an even row, cells ``x`` and ``x + 1`` lead to ``x``; from an odd row, ``x - 1`` and ``x``), then
+    along empty runs of its own row (E, W) in both directions; the top row is open.
+    """
+    w = tab[H_WIDTH]
+    h = tab[H_HEIGHT]
+    nw = tab[H_NW]
+    for k in range(N_BOARD):
+        feats[k] = 0
+    top = h
+    clear = tab[H_ZONE]
+    for y in range(h):
+        cur = (y & 1) * nw
+        prv = nw - cur
+        for k in range(nw):
+            reach[cur + k] = 0
+        run = False
+        for x in range(w):  # reached from above, or from the west along the row
+            if cell_full(board, tab, x, y):
+                run = False
+                if y < top:
+                    top = y
+                if y < clear and tab[H_SPAWN_X0] <= x and x <= tab[H_SPAWN_X1]:
+                    clear = y
+                continue
+            seed = y == 0
+            if not seed:
+                if ((y - 1) & 1) == 0:
+                    seed = _bit(reach, prv, x) != 0 or (x + 1 < w and _bit(reach, prv, x + 1) != 0)
+                else:
+                    seed = _bit(reach, prv, x) != 0 or (x > 0 and _bit(reach, prv, x - 1) != 0)
+            if seed or run:
+                run = True
+                reach[cur + (x >> 6)] |= bit_mask(x & 63)
+        run = False
+        for x in range(w - 1, -1, -1):  # from the east
+            if cell_full(board, tab, x, y):
+                run = False
+            elif _bit(reach, cur, x) != 0:
+                run = True
+            elif run:
+                reach[cur + (x >> 6)] |= bit_mask(x & 63)
+        odd = y & 1
+        for x in range(w + 1):
+            if cell_full(board, tab, x - 1, y) != cell_full(board, tab, x, y):
+                feats[B_ROW_TRANS] += 1
+        for x in range(w):
+            full = cell_full(board, tab, x, y)
+            for d in range(2):  # the lower neighbours SW, SE (the floor is full; no wall below the board)
+                nx = x - 1 + odd + d
+                if nx >= 0 and nx < w and cell_full(board, tab, nx, y + 1) != full:
+                    feats[B_DOWN_TRANS] += 1
+            if full:
+                continue
+            if _bit(reach, cur, x) == 0:
+                feats[B_HOLES] += 1
+                continue
+            if y > 0:
+                for d in range(2):  # the upper neighbours NW, NE (inside the board)
+                    nx = x - 1 + odd + d
+                    if nx >= 0 and nx < w and cell_full(board, tab, nx, y - 1):
+                        feats[B_COVERED] += 1
+                        break
+            if cell_full(board, tab, x - 1, y) and cell_full(board, tab, x + 1, y):
+                feats[B_WELLS] += 1
+    feats[B_HEIGHT] = h - top
+    feats[B_DANGER] = tab[H_ZONE] - clear
+
+
+def lock_points(tab, state, u, lines):
+    """Move points of locking unit ``u`` with ``lines`` rows cleared (RULES.md §9), after the game's last lock."""
+    points = tab[tab[H_SIZE] + u] + 50 * lines * (lines + 1)
+    old = state[S_LSOLD]
+    if old > 1:
+        points += (old - 1) * points // 10
+    return points
+
+
+def evaluate_placements(state, board, vis, tab, work, scratch, out, feats, cap):
+    """Every position where the current unit can lock, in BFS order (as :func:`lockable_positions`), each with its
+    candidate features ``feats[k, :N_CAND]``: the move points of the lock (``C_POINTS``), the placement features
+    (``C_PLACE + F_*``) and the features of the board after the lock and its line clears (``C_BOARD + B_*``).
+
+    ``scratch`` holds ``height * words_per_row + 2 * words_per_row`` words (the board copy, the flood fill).
+    Returns how many positions there are (0 once the game has ended); the game itself is not changed."""
+    if state[S_END] != END_IN_PROGRESS:
+        return 0
+    n = bfs_positions(state, board, vis, tab, work)
+    npos = tab[H_NPOS]
+    nw = tab[H_NW]
+    nb = tab[H_HEIGHT] * nw
+    u = state[S_UNIT]
+    size = tab[tab[H_SIZE] + u]
+    k = 0
+    for i in range(n):
+        pid = work[npos + i]
+        pq, pr, rot = position_of(tab, pid)
+        if lock_command(board, tab, u, pq, pr, rot) < 0:
+            continue
+        if k < cap:
+            out[k, 0] = pq + (pr >> 1)
+            out[k, 1] = pr
+            out[k, 2] = rot
+            f = feats[k]
+            placement_features(board, tab, u, pq, pr, rot, f[C_PLACE:])
+            for j in range(nb):
+                scratch[j] = board[j]
+            for m in range(size):
+                x, y = member_cell(tab, u, rot, m, pq, pr)
+                scratch[y * nw + (x >> 6)] |= bit_mask(x & 63)
+            f[C_POINTS] = lock_points(tab, state, u, clear_full_rows(scratch, tab))
+            board_eval(scratch, tab, f[C_BOARD:], scratch[nb:])
+        k += 1
+    return k
 
 
 def lockable_positions(state, board, vis, tab, work, out, feats, cap):
