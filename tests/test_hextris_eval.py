@@ -131,17 +131,51 @@ def test_evaluated_placement_clears_its_row(cpu):
         assert sim.board_features(child.boards)[0].tolist() == feats[0, k, rules.C_BOARD:].tolist()
 
 
-def test_candidates_agree_with_lockable_positions(cpu):
-    """``evaluate`` lists the same placements (and placement features) as ``lockable``, on real boards mid-game."""
-    p = official_problem(18)
+def _cells(tab, u, place) -> frozenset:
+    x, y, rot = place
+    return frozenset(rules.member_cell(tab, u, rot, m, x - (y >> 1), y) for m in range(tab[tab[rules.H_SIZE] + u]))
+
+
+@pytest.mark.parametrize("pid", [18, 24])  # units whose pivot lies outside them: one cell, six pivot positions
+def test_candidates_are_the_lockable_positions_one_per_cell_set(cpu, pid):
+    """``evaluate`` lists the lockable positions of ``lockable`` that lock distinct cells, the first of each in
+    BFS order, with the same placement features, on real boards mid-game."""
+    p = official_problem(pid)
+    tab = [int(v) for v in problem_tables(p)]
     sim = Playouts([p], cpu)
-    games = sim.new_games(p.source_seeds * 3)
+    games = sim.new_games([p.source_seeds[0]] * 3)
     sim.run_commands(games, ["", "llllllll", "aaaaaaaaaalllll"])
     places, feats, counts = sim.evaluate(games)
     for g, (pl, f) in enumerate(sim.lockable(games)):
-        assert counts[g] == len(pl) > 0
-        assert np.array_equal(places[g, : counts[g]], pl)
-        assert np.array_equal(feats[g, : counts[g], rules.C_PLACE:rules.C_BOARD], f)
+        u = int(games.states[g, rules.S_UNIT])
+        first = {}
+        for k, place in enumerate(pl.tolist()):
+            first.setdefault(_cells(tab, u, place), k)
+        keep = sorted(first.values())
+        assert counts[g] == len(keep) > 0
+        assert np.array_equal(places[g, : counts[g]], pl[keep])
+        assert np.array_equal(feats[g, : counts[g], rules.C_PLACE:rules.C_BOARD], f[keep])
+    if pid == 18:  # its first unit is a cell with the pivot outside: positions lock the same cells
+        assert counts.sum() < sum(len(pl) for pl, _ in sim.lockable(games))
+
+
+@pytest.mark.parametrize("pid", [14, 18, 24])
+def test_candidate_features_are_those_of_the_boards_left(cpu, pid):
+    """The evaluation reuses the rows a lock leaves unchanged: every candidate's features must still be those of
+    the board its placement leaves (placed by the kernel, evaluated whole), line clears included, mid-game."""
+    p = official_problem(pid)
+    sim = Playouts([p], cpu)
+    games = sim.new_games([p.source_seeds[0]] * 2)
+    # two mid-game boards: the greedy policy's, and one filled from the top (depth alone, negated)
+    sim.run_policy(games, np.array([[10000, 10, 6, -12, 4], [0, -1, 0, 0, 0]]), max_units=25, record=False)
+    places, feats, counts = sim.evaluate(games)
+    rows = [(g, k) for g in range(len(games)) for k in range(counts[g])]
+    children = games.take([g for g, _ in rows])
+    sim.run_placements(children, np.array([places[g, k] for g, k in rows])[:, None, :], record=False)
+    got = np.array([feats[g, k] for g, k in rows])
+    assert np.array_equal(got[:, rules.C_POINTS], children.move_scores - games.move_scores[[g for g, _ in rows]])
+    assert np.array_equal(got[:, rules.C_BOARD:], sim.board_features(children.boards))
+    assert len(rows) > 50
 
 
 @pytest.mark.gpu

@@ -213,9 +213,8 @@ class Playouts:
             cap = int(n_out.max())
 
     def _scratch(self, n: int) -> np.ndarray:
-        """Per game: a board copy and two rows of the flood fill (``rules.evaluate_placements``)."""
-        nw = int(self.tableset.tables[:, rules.H_NW].max())
-        return np.zeros((n, self.tableset.board_words + 2 * nw), np.int64)
+        """Per game: a board copy, two rows of the flood fill and the lock keys seen (``rules.evaluate_placements``)."""
+        return np.zeros((n, max(rules.eval_scratch_len(t) for t in self.tableset.tables)), np.int64)
 
     def evaluate(self, games: GameBatch, cap: int = 256) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every position where each game's current unit can lock, with the features of the board it would leave:

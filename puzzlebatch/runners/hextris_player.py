@@ -1,17 +1,20 @@
-"""The hex Tetris player: beam search over lockable placements, evaluated in batch on the playout kernels, with
-phrases of power woven into the command paths and every solution re-scored by the exact scorer.
+"""The hex Tetris player: beam search over lockable placements, every candidate evaluated in batch on the
+playout kernels, with phrases of power woven into the command paths and every solution re-scored by the exact
+scorer.
 
-For every unit of every game (all seeds of a problem advance together, one batch):
+For every unit of every game (all seeds of a problem advance together, one batch; the unit sequence is the one
+the seed's generator gives, so the search plans with the units that will come):
 
-1. :meth:`Playouts.lockable` lists, for each beam state, every position where the unit can lock (a breadth-first
-   search over positions, pivot × rotation class, in the kernel) with the kernel's placement features;
-2. the ``keep`` best of them by the quick greedy score (``GREEDY_WEIGHTS``) become candidate children: the states
-   are copied (:meth:`GameBatch.take`) and every copy locks its candidate in one :meth:`Playouts.run_placements`
-   batch (shortest legal command path, repeat rule respected);
-3. each child's resulting board is scored by the weighted heuristic of :data:`FEATURE_NAMES` (move score so far,
-   holes, aggregate height, bumpiness, row transitions, maximum height: the document's six weights), and the
-   ``beam`` best distinct children of each game are kept.  Keeping several boards per game is the look-ahead: a
-   placement is only committed to when its continuations stay among the best.
+1. :meth:`Playouts.evaluate` lists, for each beam state, every position where the unit can lock (a breadth-first
+   search over positions, pivot × rotation class, in the kernel) with the features of the board each would leave
+   (the lock and its line clears done on a scratch copy, then the hex evaluation ``rules.board_eval``: holes that
+   no unit can reach, covered cells, wells, row and down transitions, height, danger in the spawn zone);
+2. each candidate's value is the weighted sum of :data:`FEATURE_NAMES` (the move score it would have, its depth
+   and contacts, minus the board features); the ``beam + keep`` best of each game are placed on copies of their
+   states (:meth:`GameBatch.take`, then one :meth:`Playouts.run_placements` batch: shortest legal command path,
+   repeat rule respected);
+3. the ``beam`` best distinct children of each game are kept.  Keeping several boards per game is the look-ahead:
+   a placement is only committed to when its continuations stay among the best.
 
 A game ends when every beam state has ended; its best final state's placements are then spelled as commands by
 :func:`puzzlebatch.puzzles.hextris.phrases.weave` (phrases of power woven into the paths to the same locks),
@@ -35,25 +38,29 @@ from puzzlebatch.puzzles.hextris import rules
 from puzzlebatch.puzzles.hextris.encode import problem_tables
 from puzzlebatch.puzzles.hextris.model import Problem
 from puzzlebatch.runners.backend import Backend
-from puzzlebatch.runners.hextris import GREEDY_WEIGHTS, Playouts, score_solutions, solution_strings
+from puzzlebatch.runners.hextris import Playouts, score_solutions, solution_strings
 
-#: the board heuristic's features; the value of a state is ``w[0] * score - sum(w[k] * feature[k])`` (k >= 1)
-FEATURE_NAMES = ("score", "holes", "height", "bumpiness", "row_transitions", "max_height")
-#: the default weights: the best single weight vector on the whole-qualifier bench (bench/RESULTS.md, first
-#: session: rank sum 659 against 737 for the GA's best genome ``TUNED_WEIGHTS`` and 773 for the hand-set
-#: ``HAND_WEIGHTS``; second session: a GA with exact fitness did not beat it on held-out problems)
-DEFAULT_WEIGHTS = np.array([10, 1, 0, 0, 1, 1], dtype=np.int64)
-#: the best genome of the recorded tuning run (``hextris tune --problems 0-23 --generations 6``)
-TUNED_WEIGHTS = np.array([4, 9, 6, 0, 8, 8], dtype=np.int64)
-HAND_WEIGHTS = np.array([4, 10, 1, 2, 3, 4], dtype=np.int64)
-#: the document's ancestor genome ("la pondération naturelle de base"), first candidate of a tuning run
-ANCESTOR_WEIGHTS = np.array([3, 2, 1, 100, 1, 100], dtype=np.int64)
+#: the evaluation's weights, one per name.  A state's value is ``w[score] * score + w[depth] * depth +
+#: w[contact] * contact - sum(w[k] * feature[k])`` over the board features (the others): the move score so far, then
+#: for the last lock its depth (the sum of its members' rows) and the sides it touches, then the hex board features
+#: of ``rules.B_*`` (holes, covered cells, wells, row and down transitions, height, spawn-zone danger).
+FEATURE_NAMES = ("score", "depth", "contact", "holes", "covered", "wells", "row_transitions", "down_transitions",
+                 "height", "danger")
+#: the sign each weight takes in the value (the weights themselves are >= 0)
+SIGNS = np.array([1, 1, 1, -1, -1, -1, -1, -1, -1, -1], dtype=np.float64)
+#: hand-set: a line (100 points) is worth two holes; a row of danger costs more than any line
+DEFAULT_WEIGHTS = np.array([1, 1, 1, 50, 10, 5, 5, 3, 5, 300], dtype=np.float64)
+HAND_WEIGHTS = DEFAULT_WEIGHTS
+#: the first candidate of a tuning run besides the hand-set weights: every feature weighted alike
+ANCESTOR_WEIGHTS = np.array([1, 1, 1, 1, 1, 1, 1, 1, 1, 1], dtype=np.float64)
+_COLUMNS = (None, rules.C_PLACE + rules.F_DEPTH, rules.C_PLACE + rules.F_CONTACT) + \
+    tuple(rules.C_BOARD + k for k in range(rules.N_BOARD))
 
 
 def load_weights(path: str | Path) -> np.ndarray:
-    """Weights from a JSON file: a list of 6 numbers, or a list of such lists (a portfolio: every game is played
-    with each and the best solution by the exact scorer is kept), or ``{"weights": ...}`` (one-line error
-    otherwise)."""
+    """Weights from a JSON file: a list of ``len(FEATURE_NAMES)`` numbers, or a list of such lists (a portfolio:
+    every game is played with each and the best solution by the exact scorer is kept), or ``{"weights": ...}``
+    (one-line error otherwise)."""
     try:
         doc = json.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as e:
@@ -64,52 +71,21 @@ def load_weights(path: str | Path) -> np.ndarray:
     rows = w if isinstance(w, list) and w and all(isinstance(r, list) for r in w) else [w]
     for r in rows:
         if not isinstance(r, list) or len(r) != len(FEATURE_NAMES) or \
-                not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in r):
-            raise PuzzleInputError(f"--weights {path}: expected a list of {len(FEATURE_NAMES)} numbers "
+                not all(isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0 for v in r):
+            raise PuzzleInputError(f"--weights {path}: expected a list of {len(FEATURE_NAMES)} numbers >= 0 "
                                    f"({', '.join(FEATURE_NAMES)}) or a list of such lists (a portfolio)")
     return np.array(w, dtype=np.float64)
 
 
-def board_features(boards: np.ndarray, problem: Problem) -> np.ndarray:
-    """The board features (``FEATURE_NAMES[1:]``) of each board row (``GameBatch.boards``), int64 ``[n, 5]``.
-
-    Columns are the offset columns ``x``; a hole is an empty cell below a full cell of its column; a column's
-    height counts from the floor to its highest full cell; row transitions count full/empty changes along each
-    row with the walls full.
-    """
-    w, h = problem.width, problem.height
-    nw = (w + 63) // 64
-    n = len(boards)
-    words = np.ascontiguousarray(boards[:, : h * nw]).reshape(n, h, nw)
-    bits = np.unpackbits(words.view(np.uint8).reshape(n, h, nw * 8), axis=2, bitorder="little")[:, :, :w]
-    full = bits.astype(bool)
-    covered = np.logical_or.accumulate(full, axis=1)
-    holes = (covered & ~full).sum(axis=(1, 2))
-    heights = covered.sum(axis=1)  # [n, w]: rows from the first full cell down to the floor
-    agg = heights.sum(axis=1)
-    bump = np.abs(np.diff(heights, axis=1)).sum(axis=1)
-    walled = np.ones((n, h, w + 2), dtype=bool)
-    walled[:, :, 1:-1] = full
-    trans = (walled[:, :, 1:] != walled[:, :, :-1]).sum(axis=(1, 2))
-    maxh = heights.max(axis=1)
-    return np.stack([holes, agg, bump, trans, maxh], axis=1).astype(np.int64)
-
-
-def top_cells(boards: np.ndarray, problem: Problem, rows: int) -> np.ndarray:
-    """Full cells in the top ``rows`` rows of each board (``GameBatch.boards``), int64 ``[n]``: the spawn zone,
-    where a full cell may block the next unit."""
-    nw = (problem.width + 63) // 64
-    rows = max(0, min(rows, problem.height))
-    words = np.ascontiguousarray(boards[:, : rows * nw])
-    return np.unpackbits(words.view(np.uint8), axis=1).sum(axis=1).astype(np.int64)
-
-
-def state_values(scores: np.ndarray, feats: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """The heuristic value of states: ``w[0] * score - w[1:] · features`` (``weights`` one row, or one per state)."""
-    w = np.asarray(weights, dtype=np.float64)
-    if w.ndim == 2:
-        return w[:, 0] * scores - (feats * w[:, 1:]).sum(axis=1)
-    return w[0] * scores.astype(np.float64) - feats.astype(np.float64) @ w[1:]
+def candidate_values(scores: np.ndarray, feats: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """The value of each candidate child: ``scores`` the parent's move score, ``feats`` the kernel's candidate
+    features (``rules.C_*``), ``weights`` one row for all or one row per candidate."""
+    x = np.empty((len(feats), len(FEATURE_NAMES)), np.float64)
+    x[:, 0] = scores + feats[:, rules.C_POINTS]
+    for k, col in enumerate(_COLUMNS[1:], start=1):
+        x[:, k] = feats[:, col]
+    w = np.asarray(weights, dtype=np.float64) * SIGNS
+    return (x * w).sum(axis=1) if w.ndim == 2 else x @ w
 
 
 @dataclass
@@ -123,6 +99,14 @@ class GamePlan:
     end: str
 
 
+def _top_per_group(groups: np.ndarray, values: np.ndarray, k: int) -> np.ndarray:
+    """Indices of the ``k`` largest ``values`` of every group (ties: the first), grouped by ascending group."""
+    order = np.lexsort((np.arange(len(values)), -values, groups))
+    g = groups[order]
+    first = np.searchsorted(g, g, side="left")
+    return order[np.arange(len(order)) - first < k]
+
+
 @dataclass
 class BeamPlayer:
     """Beam search over placements for all seeds of one problem at once (see the module docstring).
@@ -130,12 +114,13 @@ class BeamPlayer:
     Parameters
     ----------
     beam
-        States kept per game after each unit (1 = greedy on the heuristic).
+        States kept per game after each unit (1 = greedy on the evaluation).
     keep
-        Candidate placements per state evaluated on the kernel (the best by the quick greedy score).
+        Candidates placed per game beyond the beam (the best by value): room for children that turn out to be the
+        same board reached in another order, or a finished game.
     weights
-        ``[6]`` for every game, or ``[n_games, 6]``: one row per game of :meth:`plan` (the tuner plays every genome
-        of a generation in one batch this way).
+        ``[len(FEATURE_NAMES)]`` for every game, or one row per game of :meth:`plan` (the tuner plays every
+        genome of a generation in one batch this way).
     """
 
     problem: Problem
@@ -144,26 +129,26 @@ class BeamPlayer:
     beam: int = 4
     keep: int = 8
     max_beam: int = 256
-    #: at most this many games (beam states × candidates, all seeds) in one batch: bounds the memory
+    #: at most this many games (beam states and candidates placed, all seeds) in one batch: bounds the memory
     #: (:func:`games_for_memory`); the beam, then ``keep``, shrink to fit
     max_games: int | None = None
-    #: weight of the full cells in the spawn zone (the top rows, as many as the tallest unit plus one), taken off
-    #: a state's value: keeps the spawn free where the plain heuristic dies early (0: off)
-    danger: float = 0.0
     units_played: int = 0
+    #: candidate placements evaluated by the kernel in the last :meth:`plan`
+    placements_evaluated: int = 0
     #: the beam width used at each unit of the last :meth:`plan` (adapted to its ``budget``)
     beams_used: list = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.sim = Playouts([self.problem], self.backend)
 
-    def _zone(self) -> int:
-        return 1 + max(max(y for _, y in u.members) - min(y for _, y in u.members) + 1 for u in self.problem.units)
-
     def plan(self, seeds, soft_deadline: float | None = None, hard_deadline: float | None = None,
              budget: float | None = None) -> list[GamePlan]:
         """Play every seed; after ``soft_deadline`` (``time.perf_counter()``) the search narrows to beam 1,
         keep 1; at ``hard_deadline`` it stops and each game keeps its best state so far (a legal partial game).
+
+        For every unit, every lockable placement of every beam state is evaluated in one kernel call
+        (:meth:`Playouts.evaluate`); the best ``beam + keep`` children of each game by value are placed
+        (:meth:`Playouts.run_placements`) and the ``beam`` best distinct boards are kept.
 
         With ``budget`` (seconds), the beam width adapts after every unit so that the whole sequence
         (``source_length`` units) would take about ``budget``: the seconds per unit and per beam state measured so
@@ -171,11 +156,13 @@ class BeamPlayer:
         left allows for the units left.  Without it the beam is ``beam`` throughout."""
         seeds = [int(s) for s in seeds]
         self.beams_used = []
+        self.placements_evaluated = 0
         t_start = time.perf_counter()
         width = self.beam
         rate = None  # seconds per unit per beam state (moving average)
         step = 0
         n = len(seeds)
+        weights = np.asarray(self.weights, dtype=np.float64)
         cur = self.sim.new_games(seeds)
         owner = np.arange(n)
         node = np.full(n, -1, np.int64)
@@ -185,6 +172,7 @@ class BeamPlayer:
         best_score = cur.move_scores.copy()
         best_end = cur.ends.copy()
         total = 0
+        cap = 256
         while len(cur):
             now = time.perf_counter()
             if hard_deadline is not None and now > hard_deadline:
@@ -193,23 +181,22 @@ class BeamPlayer:
             beam, keep = (1, 1) if narrow else (width, self.keep)
             if self.max_games is not None:
                 games = len(np.unique(owner))
-                keep = max(1, min(keep, self.max_games // games))
-                beam = max(1, min(beam, self.max_games // (games * keep)))
+                keep = max(0, min(keep, self.max_games // games - 1))
+                beam = max(1, min(beam, self.max_games // games - keep))
                 width = min(width, max(beam, 1))
             self.beams_used.append(beam)
             t_step = now
-            lock = self.sim.lockable(cur)
-            idx, tg = [], []
-            for i, (pl, f) in enumerate(lock):
-                if len(pl) == 0:
-                    continue
-                top = np.argsort(-(f @ GREEDY_WEIGHTS), kind="stable")[:keep]
-                idx.append(np.full(len(top), i))
-                tg.append(pl[top])
-            if not idx:
+            cand, feats, counts = self.sim.evaluate(cur, cap)
+            cap = max(cap, cand.shape[1])
+            si, ci = np.nonzero(np.arange(cand.shape[1])[None, :] < counts[:, None])
+            if len(si) == 0:
                 break
-            idx = np.concatenate(idx)
-            tg = np.concatenate(tg)
+            self.placements_evaluated += len(si)
+            f = feats[si, ci]
+            own = owner[si]
+            values = candidate_values(cur.move_scores[si], f, weights[own] if weights.ndim == 2 else weights)
+            pick = _top_per_group(own, values, beam + keep)
+            idx, tg, values = si[pick], cand[si[pick], ci[pick]], values[pick]
             ch = cur.take(idx)
             self.sim.run_placements(ch, tg[:, None, :], record=False)
             self.units_played += len(ch)
@@ -222,26 +209,18 @@ class BeamPlayer:
                 if (best_node[o] < 0 or scores[j] > best_score[o]) and \
                         (o not in improved or scores[j] > scores[improved[o][0]]):
                     improved[o] = (j, ch.ends[j])
-            live = np.nonzero(~ended)[0]
             chosen = []
-            if len(live):
-                w = np.asarray(self.weights)
-                values = state_values(scores[live], board_features(ch.boards[live], self.problem),
-                                      w[ch_owner[live]] if w.ndim == 2 else w)
-                if self.danger:
-                    values = values - self.danger * top_cells(ch.boards[live], self.problem, self._zone())
-                order = live[np.lexsort((-values, ch_owner[live]))]
-                seen, count = set(), {}
-                for j in order:
-                    o = int(ch_owner[j])
-                    if count.get(o, 0) >= beam:
-                        continue
-                    key = (o, ch.boards[j].tobytes(), int(scores[j]))
-                    if key in seen:
-                        continue
-                    seen.add(key)
-                    count[o] = count.get(o, 0) + 1
-                    chosen.append(j)
+            seen, count = set(), {}
+            for j in np.nonzero(~ended)[0]:  # already best first within each game
+                o = int(ch_owner[j])
+                if count.get(o, 0) >= beam:
+                    continue
+                key = (o, ch.boards[j].tobytes(), int(scores[j]))
+                if key in seen:
+                    continue
+                seen.add(key)
+                count[o] = count.get(o, 0) + 1
+                chosen.append(j)
             chosen = np.array(chosen, np.int64)
             # only the children kept (the beam, and finished games' new bests) enter the tree: memory
             rec = np.union1d(chosen, np.array([v[0] for v in improved.values()], np.int64)).astype(np.int64)
@@ -350,10 +329,12 @@ def spell(plans: list[GamePlan], backend: Backend, phrases: list[str], *, tag: s
 
 def state_bytes(problem: Problem, backend: Backend) -> int:
     """Bytes one game copy of the beam search holds (its state, board, visited set and kernel work arrays, the
-    lockable list, and its share of the plan tree over the whole unit sequence)."""
+    candidate list, and its share of the plan tree over the whole unit sequence)."""
     ts = Playouts([problem], backend).tableset
-    return 8 * (2 * ts.work_len + ts.board_words + ts.vis_words + rules.STATE_LEN + rules.N_FEATURES) \
-        + 32 * problem.source_length
+    nw = (problem.width + 63) // 64
+    # the state, its BFS work arrays, the evaluation's scratch board and its candidate list (256 rows at least)
+    return 8 * (2 * ts.work_len + 2 * ts.board_words + 2 * nw + ts.vis_words + rules.STATE_LEN
+                + 256 * (3 + rules.N_CAND)) + 32 * problem.source_length
 
 
 def games_for_memory(problem: Problem, backend: Backend, megabytes: float) -> int:

@@ -28,9 +28,11 @@ import time
 import numpy as np
 
 from puzzlebatch.puzzles.hextris import rules
-from puzzlebatch.puzzles.hextris.model import CANONICAL_CHAR, CHAR_TO_COMMAND
+from puzzlebatch.puzzles.hextris.model import CANONICAL_CHAR, CHAR_TO_COMMAND, COMMAND_CHARS
 
 DOWN = (rules.C_SW, rules.C_SE)
+#: (next move, last move) pairs where the next move returns to the position just left: always a repeat error
+UNDO = {(rules.C_E, rules.C_W), (rules.C_W, rules.C_E), (rules.C_CW, rules.C_CCW), (rules.C_CCW, rules.C_CW)}
 
 
 def phrase_commands(phrase: str) -> list[int] | None:
@@ -168,28 +170,91 @@ def _walk(unit: _Unit, p, visited: set, target, dist: _Dist | None = None) -> li
     return out
 
 
+class PhraseMatcher:
+    """Aho-Corasick automaton over the phrases (lower case): what appending a text to the solution adds to its power
+    score, overlapping occurrences and occurrences that begin in earlier text included (the scorer counts every
+    occurrence: RULES.md §11), and which texts would complete a phrase begun at the end of the solution.
+
+    A state is the longest suffix of the text so far that is a prefix of a phrase (state 0: none).
+    """
+
+    def __init__(self, phrases: list[str]):
+        self.phrases = [ph for ph in dict.fromkeys(p.lower() for p in phrases) if phrase_commands(ph)]
+        self.prefix = [""]
+        self.next: list[dict[str, int]] = [{}]
+        for ph in self.phrases:
+            s = 0
+            for ch in ph:
+                if ch not in self.next[s]:
+                    self.next[s][ch] = len(self.prefix)
+                    self.prefix.append(self.prefix[s] + ch)
+                    self.next.append({})
+                s = self.next[s][ch]
+        index = {ph: i for i, ph in enumerate(self.phrases)}
+        by_prefix = {u: s for s, u in enumerate(self.prefix)}
+        # fall back: the longest proper suffix that is a prefix; ends: the phrases that end at this state
+        self.fail = [by_prefix[next(u[k:] for k in range(1, len(u) + 1) if u[k:] in by_prefix)] if u else 0
+                     for u in self.prefix]
+        self.ends = [[index[u[k:]] for k in range(len(u)) if u[k:] in index] for u in self.prefix]
+        self._options: dict[int, list] = {}
+
+    def step(self, s: int, ch: str) -> int:
+        while ch not in self.next[s] and s:
+            s = self.fail[s]
+        return self.next[s].get(ch, 0)
+
+    def run(self, s: int, text: str) -> tuple[int, int, list[int]]:
+        """``(state, repeat points, phrases completed)`` after appending ``text`` in state ``s``: repeat points are
+        ``2 * len`` per occurrence completed; each phrase's first use in a game adds 300 more (the caller's)."""
+        points, done = 0, []
+        for ch in text.lower():
+            s = self.step(s, ch)
+            for i in self.ends[s]:
+                points += 2 * len(self.phrases[i])
+                done.append(i)
+        return s, points, done
+
+    def options(self, s: int) -> list[tuple[str, list[int], int, int, frozenset]]:
+        """The texts worth appending in state ``s``: every phrase, and the rest of every phrase begun at the end of
+        the text; each as ``(text, commands, downward moves, repeat points, phrases completed)``."""
+        got = self._options.get(s)
+        if got is None:
+            got, seen, t = [], set(), s
+            while True:
+                u = self.prefix[t]
+                for ph in self.phrases:
+                    if len(ph) > len(u) and ph.startswith(u) and ph[len(u):] not in seen:
+                        text = ph[len(u):]
+                        seen.add(text)
+                        cmds = phrase_commands(text)
+                        _, points, done = self.run(s, text)
+                        got.append((text, cmds, sum(1 for c in cmds if c in DOWN), points, frozenset(done)))
+                if t == 0:
+                    break
+                t = self.fail[t]
+            self._options[s] = got
+        return got
+
+
 def weave(tab: list, seed: int, placements, phrases: list[str], max_tries: int = 100000,
-          deadline: float | None = None, repeat_order: str = "density", lookahead: bool = True,
-          across: bool = True) -> str:
+          deadline: float | None = None, lookahead: bool = True, across: bool = True) -> str:
     """A command string locking the game's units at ``placements`` (``(pivot x, pivot y, rot)`` each, as
     :meth:`Playouts.lockable` lists them) and spelling phrases of power wherever the board allows.
 
     ``tab`` is the problem's table as a list (``encode.problem_tables(p).tolist()``).  ``max_tries`` bounds the
-    phrase attempts per unit (time).  Phrases not yet spelled come first (longest first: each is worth
-    ``2 * len + 300``); repeats are ordered by ``repeat_order``: ``"density"`` (most characters per downward move
-    first: rows are what a path runs out of) or ``"length"`` (longest first).  With ``lookahead``, where no phrase
-    fits, a sideways or turning move after which one does is preferred to a step along the shortest path.  With
-    ``across``, a phrase may also run on past a unit's lock into the next units' moves (the lock is one of its
-    characters, every lock on the way at its planned placement): long phrases fit on low boards.  Past
-    ``deadline`` (``time.perf_counter()``) no more phrases are tried (the remaining units take shortest paths).
-    Raises ``ValueError`` if a placement is not reachable (a player bug).
+    phrase attempts per unit (time).  The texts tried at each step are the phrases and the completions of phrases
+    begun at the end of the solution (:class:`PhraseMatcher`: after ``ia!``, `` ia!`` completes ``ia! ia!``):
+    those that spell a phrase not used yet in this game first (longest phrase first: each is worth 300 more),
+    then by power gained per downward move (rows are what a path runs out of).  Every move outside a phrase is
+    written with the character of its command that completes a phrase or begins one, where one does.  With
+    ``lookahead``, where no phrase fits, a sideways or turning move after which one does is preferred to a step
+    along the shortest path.  With ``across``, a phrase may also run on past a unit's lock into the next units'
+    moves (the lock is one of its characters, every lock on the way at its planned placement): long phrases fit
+    on low boards.  Past ``deadline`` (``time.perf_counter()``) no more phrases are tried (the remaining units
+    take shortest paths).  Raises ``ValueError`` if a placement is not reachable (a player bug).
     """
-    cands = []
-    for ph in dict.fromkeys(p.lower() for p in phrases):
-        c = phrase_commands(ph)
-        if c:
-            cands.append((ph, c))
-    used: set[str] = set()
+    matcher = PhraseMatcher(phrases)
+    used: set[int] = set()
     state = [0] * rules.STATE_LEN
     nw = tab[rules.H_NW]
     # Python ints do not wrap: keep the row masks and the board words unsigned so that a 64-bit word with bit 63
@@ -203,20 +268,39 @@ def weave(tab: list, seed: int, placements, phrases: list[str], max_tries: int =
     vis = [0] * tab[rules.H_VISWORDS]
     rules.init_game(state, board, vis, tab, seed)
     out: list[str] = []
+    ac = [0]  # the matcher's state at the end of the text
 
-    def gain(c):  # best gain first: unused phrases (+300, longest first), then repeats by density or length
-        if c[0] not in used:
-            return (0, -len(c[1]))
-        if repeat_order == "density":
-            return (1, -len(c[1]) / max(1, sum(1 for m in c[1] if m in DOWN)), -len(c[1]))
-        return (1, -len(c[1]))
-
-    order = sorted(cands, key=gain)
+    def order(s: int) -> list[tuple[str, list[int], bool]]:
+        """Texts to try in matcher state ``s``, best first, each with whether it spells a phrase not used yet."""
+        ranked = []
+        for text, cmds, downs, points, done in matcher.options(s):
+            new = done - used
+            if new:
+                ranked.append(((0, -max(len(matcher.phrases[i]) for i in new), -len(cmds)), text, cmds, True))
+            elif points:
+                # a text that undoes its own last move when repeated (ei!ei!: W then E) needs a downward move
+                # between two copies: count it, so that the rate is that of a chain of them
+                undo = (cmds[0], cmds[-1]) in UNDO
+                ranked.append(((1, -points / max(1, downs + undo), -len(cmds)), text, cmds, False))
+        ranked.sort(key=lambda r: r[0])
+        return [r[1:] for r in ranked]
 
     def emit(text: str, cmds: list[int]) -> None:
         for c in cmds:
             rules.step(state, board, vis, tab, c)
+        ac[0], _, done = matcher.run(ac[0], text)
+        used.update(done)
         out.append(text)
+
+    def emit_move(cmd: int) -> None:
+        """One move, written with its character that completes a phrase (new ones first) or goes deepest into one."""
+        best, key = CANONICAL_CHAR[cmd], None
+        for ch in COMMAND_CHARS[cmd]:
+            s, points, done = matcher.run(ac[0], ch)
+            k = (len(set(done) - used), points, len(matcher.prefix[s]), ch == CANONICAL_CHAR[cmd])
+            if key is None or k > key:
+                best, key = ch, k
+        emit(best, [cmd])
 
     carry = None  # the visited set of the current unit's row, when a phrase ran on past a lock into it
     infos: dict = {}  # unit index -> (unit, target, distances) on the board it spawns on (same for every path)
@@ -283,26 +367,20 @@ def weave(tab: list, seed: int, placements, phrases: list[str], max_tries: int =
         while True:
             took = False
             if tries < max_tries:
-                # best gain first: unused phrases (+300), then repeats; a phrase may run on past this unit's
-                # lock into the next unit (a long phrase on a low board)
-                for ph, cmds in order:
+                # best first; a phrase may run on past this unit's lock into the next unit (a long phrase on a
+                # low board)
+                for text, cmds, new in order(ac[0]):
                     tries += 1
                     got = None if p == target else _try_path(unit, p, visited, cmds)
                     if got is not None and _reachable(unit, got[0], got[1], target, dist):
-                        emit(ph, cmds)
-                        if ph not in used:
-                            used.add(ph)
-                            order = sorted(cands, key=gain)
+                        emit(text, cmds)
                         p, visited = got
                         took = True
                         break
-                    if more and (ph not in used or p == target):
+                    if more and (new or p == target):
                         jump = attempt(i, unit, visited, target, dist, cmds)
                         if jump is not None:
-                            emit(ph, cmds)
-                            if ph not in used:
-                                used.add(ph)
-                                order = sorted(cands, key=gain)
+                            emit(text, cmds)
                             took = True
                             break
                     if tries >= max_tries:
@@ -312,7 +390,7 @@ def weave(tab: list, seed: int, placements, phrases: list[str], max_tries: int =
             if took:
                 continue
             if p == target:
-                emit(CANONICAL_CHAR[lock], [lock])
+                emit_move(lock)
                 break
             if lookahead and tries < max_tries:
                 # no phrase fits here: a sideways or turning move (no row spent) after which one fits, if any
@@ -326,7 +404,8 @@ def weave(tab: list, seed: int, placements, phrases: list[str], max_tries: int =
                     nv = visited | {q}
                     if not _reachable(unit, q, nv, target, dist):
                         continue
-                    for ph, cmds in order:
+                    after = matcher.step(ac[0], CANONICAL_CHAR[cmd])
+                    for text, cmds, _ in order(after):
                         tries += 1
                         got = _try_path(unit, q, nv, cmds)
                         if got is not None and _reachable(unit, got[0], got[1], target, dist):
@@ -335,13 +414,13 @@ def weave(tab: list, seed: int, placements, phrases: list[str], max_tries: int =
                     if step is not None:
                         break
                 if step is not None:
-                    emit(CANONICAL_CHAR[step[0]], [step[0]])
+                    emit_move(step[0])
                     p, visited = step[1], step[2]
                     continue
             best = _step_towards(unit, p, visited, target, dist)
             if best is None:  # pragma: no cover - reachability was checked before every move
                 raise ValueError(f"lost the way to placement {(px, py, rot)}")
-            emit(CANONICAL_CHAR[best[0]], [best[0]])
+            emit_move(best[0])
             p, visited = best[1], best[2]
         if jump is not None:  # a phrase ran on into unit jump[0] (its locks checked by attempt)
             if state[rules.S_LOCKED] != locked + jump[0] - i:  # pragma: no cover
