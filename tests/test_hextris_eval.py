@@ -41,6 +41,7 @@ def _problem(picture: str, units=([(0, 0)],), length: int = 5):
 #               x4 . vs (4,2) #                                                                       -> 7
 #   row 2 -> 3: x1 # vs (1,3) .; x2 . vs (2,3) #; x3 . vs (2,3) # (3,3) #                              -> 4
 #   row 3 -> floor: x1 . vs floor twice                                                                -> 2   = 19
+# mass (each full cell's height above the floor): row 0: 1 cell x 4, row 1: 3 x 3, row 2: 3 x 2, row 3: 4 x 1 -> 23
 # height: the highest full cell is in row 0 -> 4 rows
 # spawn zone: a one-cell unit spawns at x = (5 - 1) // 2 = 2: columns 1..3, rows 0..1 (1 row + 1); the first
 # full cell there is (1,0) in row 0 -> danger 2 - 0 = 2
@@ -51,7 +52,7 @@ BOARD_A = """
 # . # # #
 """
 EXPECTED_A = {rules.B_HOLES: 3, rules.B_COVERED: 1, rules.B_WELLS: 3, rules.B_ROW_TRANS: 12,
-              rules.B_DOWN_TRANS: 19, rules.B_HEIGHT: 4, rules.B_DANGER: 2}
+              rules.B_DOWN_TRANS: 19, rules.B_MASS: 23, rules.B_HEIGHT: 4, rules.B_DANGER: 2}
 
 
 def _expected(d: dict) -> list[int]:
@@ -86,7 +87,7 @@ def test_board_features_of_a_hand_drawn_board(cpu):
 # row transitions: 2 + 4 + 2 = 8; down transitions: row 0 (even, SW x-1 SE x): x1 (0,1) . (1,1) #: 1; x2: 2;
 #   x3: 2; x4: 2; x5: (4,1) # (5,1) .: 1 -> 8; row 1 (odd, SW x SE x+1): x0 . vs (0,2) . (1,2) .: 0; x1..x4 #
 #   over empty cells: 2 each (x4: (4,2) (5,2)) -> 8; row 2 -> floor: x0 SE only (SW outside): 1, x1..x5: 2 each
-#   -> 11; total 27.  height: row 1 -> 3 - 1 = 2.  spawn zone: columns 1..3 (x = 2 for width 6), rows 0..1:
+#   -> 11; total 27.  mass: 4 cells in row 1, 2 rows above the floor: 8.  height: row 1 -> 3 - 1 = 2.  spawn zone: columns 1..3 (x = 2 for width 6), rows 0..1:
 #   (1,1) -> danger 2 - 1 = 1
 BOARD_B = """
 . . . . . .
@@ -94,7 +95,7 @@ BOARD_B = """
 . . . . . .
 """
 EXPECTED_B = {rules.B_HOLES: 0, rules.B_COVERED: 5, rules.B_WELLS: 2, rules.B_ROW_TRANS: 8,
-              rules.B_DOWN_TRANS: 27, rules.B_HEIGHT: 2, rules.B_DANGER: 1}
+              rules.B_DOWN_TRANS: 27, rules.B_MASS: 8, rules.B_HEIGHT: 2, rules.B_DANGER: 1}
 
 
 def test_board_features_under_a_shelf(cpu):
@@ -121,8 +122,8 @@ def test_evaluated_placement_clears_its_row(cpu):
     f = feats[0, rows.index((2, 2, 0))]
     assert f[rules.C_POINTS] == 101 and f[rules.C_PLACE + rules.F_LINES] == 1
     assert f[rules.C_BOARD:].tolist() == _expected({rules.B_HOLES: 0, rules.B_COVERED: 0, rules.B_WELLS: 0,
-                                                    rules.B_ROW_TRANS: 6, rules.B_DOWN_TRANS: 7, rules.B_HEIGHT: 0,
-                                                    rules.B_DANGER: 0})
+                                                    rules.B_ROW_TRANS: 6, rules.B_DOWN_TRANS: 7, rules.B_MASS: 0,
+                                                    rules.B_HEIGHT: 0, rules.B_DANGER: 0})
     # every candidate's board features are those of the board its placement leaves (placed by the kernel)
     for k, place in enumerate(rows):
         child = games.take([0])

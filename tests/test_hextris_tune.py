@@ -8,18 +8,21 @@ import numpy as np
 import pytest
 
 from puzzlebatch.puzzles.hextris.model import official_problem
-from puzzlebatch.runners.hextris_player import ANCESTOR_WEIGHTS, BeamPlayer
+from puzzlebatch.runners.hextris_player import DEFAULT_WEIGHTS, BeamPlayer
 from puzzlebatch.runners.hextris_rank import (load_leaderboard, overall_rank, problem_scores, rank_scores,
                                               standing)
-from puzzlebatch.runners.hextris_tune import TuneConfig, Tuner, evaluate, first_generation, next_generation
+from puzzlebatch.runners.hextris_tune import (ANCESTOR_GENES, HAND_GENES, TuneConfig, Tuner, evaluate, first_generation,
+                                              genes_to_weights, next_generation)
 from tests.test_cli import run_cli
 
 
 def test_first_generation_holds_the_ancestor_and_random_genes():
     cfg = TuneConfig()
     pop = first_generation(cfg, np.random.default_rng(1))
-    assert pop.shape == (12, 6) and pop[0].tolist() == ANCESTOR_WEIGHTS.tolist() == [3, 2, 1, 100, 1, 100]
-    assert pop[1:].min() >= 0 and pop[1:].max() <= 10
+    assert pop.shape == (12, 11) and pop[0].tolist() == ANCESTOR_GENES.tolist() == [1] * 11
+    assert pop[1].tolist() == HAND_GENES.tolist()  # the player's default weights, as genes
+    assert genes_to_weights(HAND_GENES).tolist() == DEFAULT_WEIGHTS.tolist()
+    assert pop[2:].min() >= 0 and pop[2:].max() <= 10
 
 
 def test_next_generation_keeps_the_four_best_and_breeds_the_rest():
@@ -28,7 +31,7 @@ def test_next_generation_keeps_the_four_best_and_breeds_the_rest():
     pop = first_generation(cfg, rng)
     fit = np.arange(12)[::-1] * 10  # genome 0 best, then 1, 2, 3
     nxt = next_generation(pop, fit, cfg, rng)
-    assert nxt.shape == (12, 6)
+    assert nxt.shape == (12, 11)
     assert nxt[:4].tolist() == pop[:4].tolist()
     # children lie between their parents' genes (+- the random factor) unless mutated
     lo, hi = pop[:4].min(axis=0) - 1, pop[:4].max(axis=0) + 1
@@ -39,9 +42,9 @@ def test_next_generation_keeps_the_four_best_and_breeds_the_rest():
 
 def test_evaluate_batches_genomes_like_separate_players(cpu):
     p = official_problem(21)
-    genomes = np.array([[4, 10, 1, 2, 3, 4], [0, 0, 0, 0, 0, 1]])
+    genomes = np.array([HAND_GENES, [0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0]])
     fit = evaluate(genomes, [(p, p.source_seeds[0])], cpu, beam=2, keep=3)
-    one = [BeamPlayer(p, cpu, g, 2, 3).plan(p.source_seeds[:1])[0].move_score for g in genomes]
+    one = [BeamPlayer(p, cpu, genes_to_weights(g), 2, 3).plan(p.source_seeds[:1])[0].move_score for g in genomes]
     assert fit.tolist() == one
 
 
@@ -155,8 +158,8 @@ def test_exact_fitness_is_the_exact_total_of_the_spelled_solutions(cpu):
     from puzzlebatch.runners.hextris_player import spell
 
     p = official_problem(21)
-    genomes = np.array([[4, 10, 1, 2, 3, 4], [0, 0, 0, 0, 0, 1]])
+    genomes = np.array([HAND_GENES, [0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0]])
     fit = evaluate(genomes, [(p, p.source_seeds[0])], cpu, beam=2, keep=3, fitness="exact")
-    one = [spell(BeamPlayer(p, cpu, g, 2, 3).plan(p.source_seeds[:1]), cpu, load_phrases())[0].total
-           for g in genomes]
+    one = [spell(BeamPlayer(p, cpu, genes_to_weights(g), 2, 3).plan(p.source_seeds[:1]), cpu, load_phrases())[0]
+           .total for g in genomes]
     assert fit.tolist() == one and min(one) > 0

@@ -38,21 +38,19 @@ from puzzlebatch.puzzles.hextris import rules
 from puzzlebatch.puzzles.hextris.encode import problem_tables
 from puzzlebatch.puzzles.hextris.model import Problem
 from puzzlebatch.runners.backend import Backend
-from puzzlebatch.runners.hextris import Playouts, score_solutions, solution_strings
+from puzzlebatch.runners.hextris import GameBatch, Playouts, score_solutions, solution_strings
 
 #: the evaluation's weights, one per name.  A state's value is ``w[score] * score + w[depth] * depth +
 #: w[contact] * contact - sum(w[k] * feature[k])`` over the board features (the others): the move score so far, then
 #: for the last lock its depth (the sum of its members' rows) and the sides it touches, then the hex board features
 #: of ``rules.B_*`` (holes, covered cells, wells, row and down transitions, height, spawn-zone danger).
 FEATURE_NAMES = ("score", "depth", "contact", "holes", "covered", "wells", "row_transitions", "down_transitions",
-                 "height", "danger")
+                 "mass", "height", "danger")
 #: the sign each weight takes in the value (the weights themselves are >= 0)
-SIGNS = np.array([1, 1, 1, -1, -1, -1, -1, -1, -1, -1], dtype=np.float64)
-#: hand-set: a line (100 points) is worth two holes; a row of danger costs more than any line
-DEFAULT_WEIGHTS = np.array([1, 1, 1, 50, 10, 5, 5, 3, 5, 300], dtype=np.float64)
-HAND_WEIGHTS = DEFAULT_WEIGHTS
-#: the first candidate of a tuning run besides the hand-set weights: every feature weighted alike
-ANCESTOR_WEIGHTS = np.array([1, 1, 1, 1, 1, 1, 1, 1, 1, 1], dtype=np.float64)
+SIGNS = np.array([1, 1, 1, -1, -1, -1, -1, -1, -1, -1, -1], dtype=np.float64)
+#: the best of five hand-set vectors on seed 0 of 20 qualifier problems (bench/RESULTS.md): transitions and mass
+#: weigh most, a line is worth 20 points, a row of danger 90
+DEFAULT_WEIGHTS = np.array([0.2, 0, 0, 0, 0, 3, 3, 5, 3, 0, 90], dtype=np.float64)
 _COLUMNS = (None, rules.C_PLACE + rules.F_DEPTH, rules.C_PLACE + rules.F_CONTACT) + \
     tuple(rules.C_BOARD + k for k in range(rules.N_BOARD))
 
@@ -133,6 +131,9 @@ class BeamPlayer:
     #: (:func:`games_for_memory`); the beam, then ``keep``, shrink to fit
     max_games: int | None = None
     units_played: int = 0
+    #: 1: a child's value is that of its best continuation with the next unit of the sequence (its placements
+    #: evaluated in the same way, one more kernel call per unit); 0: the child's own value
+    lookahead: int = 1
     #: candidate placements evaluated by the kernel in the last :meth:`plan`
     placements_evaluated: int = 0
     #: the beam width used at each unit of the last :meth:`plan` (adapted to its ``budget``)
@@ -203,6 +204,12 @@ class BeamPlayer:
             ch_owner = owner[idx]
             scores = ch.move_scores
             ended = ch.ends != rules.END_IN_PROGRESS
+            if self.lookahead and not narrow:
+                values = self._ahead(ch, ch_owner, values, weights)
+                order = np.lexsort((np.arange(len(ch)), -values, ch_owner))
+                ch, ch_owner, idx, tg, values = ch.take(order), ch_owner[order], idx[order], tg[order], values[order]
+                scores = ch.move_scores
+                ended = ch.ends != rules.END_IN_PROGRESS
             improved = {}  # owner -> (child, end): finished children better than the game's best so far
             for j in np.nonzero(ended)[0]:
                 o = int(ch_owner[j])
@@ -249,6 +256,26 @@ class BeamPlayer:
                 left = max(1, self.problem.source_length - step)
                 allowed = (budget - (now - t_start)) / left / max(rate, 1e-9)
                 width = int(min(self.max_beam, 2 * width, max(1, width // 2, allowed)))
+        return self._plans(seeds, best_node, best_score, best_end, parents, places)
+
+    def _ahead(self, ch: GameBatch, ch_owner: np.ndarray, values: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        """Each child's value replaced by that of its best placement of the next unit (the sequence is known); a
+        child whose game has ended keeps its own value, one that has no placement left is worth nothing."""
+        cand, feats, counts = self.sim.evaluate(ch)
+        si, ci = np.nonzero(np.arange(cand.shape[1])[None, :] < counts[:, None])
+        self.placements_evaluated += len(si)
+        out = np.where(ch.ends == rules.END_IN_PROGRESS, -np.inf, values)
+        if len(si):
+            own = ch_owner[si]
+            v = candidate_values(ch.move_scores[si], feats[si, ci], weights[own] if weights.ndim == 2 else weights)
+            best = np.full(len(ch), -np.inf)
+            np.maximum.at(best, si, v)
+            live = ch.ends == rules.END_IN_PROGRESS
+            out[live] = best[live]
+        return out
+
+    def _plans(self, seeds, best_node, best_score, best_end, parents, places) -> list[GamePlan]:
+        n = len(seeds)
         all_parents = np.concatenate(parents) if parents else np.zeros(0, np.int64)
         all_places = np.concatenate(places) if places else np.zeros((0, 3), np.int64)
         from puzzlebatch.puzzles.hextris.model import END_NAMES

@@ -40,6 +40,8 @@ def run_tune(args) -> int:
     if args.generations < 0 or args.seeds_per_problem < 1:
         raise PuzzleInputError("--generations must be >= 0 and --seeds-per-problem >= 1")
     ids = parse_problem_range(args.problems)
+    if args.held_out:
+        parse_problem_range(args.held_out)  # a bad range fails now, not after the tuning
     games = [(p, s) for p in map(official_problem, ids) for s in list(dict.fromkeys(p.source_seeds))
              [: args.seeds_per_problem]]
     cfg = TuneConfig(population=args.population, elite=args.elite, newcomers=args.newcomers,
@@ -101,8 +103,21 @@ def run_tune(args) -> int:
         run.set_result({"best_genome": genome, "best_fitness": fitness, "history": tuner.history})
         run.finish("done", seconds=time.perf_counter() - t0)
         store.close()
+    held = None
+    if args.held_out and genome:  # the best genome against the player's default on games the GA never saw
+        from puzzlebatch.runners.hextris_tune import HAND_GENES, evaluate
+
+        held_games = [(p, s) for p in map(official_problem, parse_problem_range(args.held_out))
+                      for s in dict.fromkeys(p.source_seeds)]
+        fit = evaluate(np.array([genome, HAND_GENES.tolist()]), held_games, backend, beam=args.beam, keep=args.keep,
+                       fitness=args.fitness)
+        held = {"problems": parse_problem_range(args.held_out), "best": int(fit[0]), "default": int(fit[1])}
+        print(f"held-out {args.held_out}: best genome {fit[0]}, default weights {fit[1]}", file=sys.stderr)
     if args.save_weights and genome:
-        Path(args.save_weights).write_text(json.dumps({"weights": genome, "fitness": fitness}) + "\n")
+        from puzzlebatch.runners.hextris_tune import genes_to_weights
+
+        Path(args.save_weights).write_text(json.dumps({"weights": genes_to_weights(genome).tolist(), "genes": genome,
+                                                       "fitness": fitness, "held_out": held}) + "\n")
     if args.png and tuner.history:
         import matplotlib
 
@@ -119,8 +134,8 @@ def run_tune(args) -> int:
         fig.tight_layout()
         fig.savefig(args.png)
         plt.close(fig)
-    doc = {"backend": backend.name, "best_weights": genome, "best_fitness": fitness, "history": tuner.history,
-           "games": len(games)}
+    doc = {"backend": backend.name, "best_genes": genome, "best_fitness": fitness, "history": tuner.history,
+           "games": len(games), "held_out": held}
     if run is not None:
         doc |= {"out": str(args.out), "run_id": run.id}
     print_json(doc)
@@ -183,6 +198,9 @@ def register(verbs) -> None:
     from puzzlebatch.runners.distributed import add_arguments as add_scheduler
 
     add_scheduler(p)  # one problem's games per task
+    p.add_argument("--held-out", metavar="PROBLEMS",
+                   help="after tuning, play every seed of these problems with the best genome and with the default "
+                        "weights (the split: tune on --problems, judge here)")
     p.add_argument("--save-weights", metavar="FILE", help="write the best weights (JSON, for play --weights)")
     p.add_argument("--png", metavar="FILE", help="plot best and mean fitness per generation")
     p.set_defaults(func=run_tune)

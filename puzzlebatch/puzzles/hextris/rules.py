@@ -96,10 +96,11 @@ B_COVERED = 1  # reachable empty cells under a full cell (one of their two upper
 B_WELLS = 2  # reachable empty cells whose two side neighbours (W and E) are full or walls: one cell wide
 B_ROW_TRANS = 3  # full/empty changes along each row, walls counted full
 B_DOWN_TRANS = 4  # full/empty changes from each cell to its two lower neighbours (SW, SE), floor and walls full
-B_HEIGHT = 5  # rows from the highest full cell down to the floor (0: empty board)
-B_DANGER = 6  # how far full cells reach into the spawn zone: zone rows minus the free rows above them (>= 0)
-N_BOARD = 7
-N_ROW_FEATURES = 5  # B_HOLES .. B_DOWN_TRANS: sums over the rows
+B_MASS = 5  # the full cells' heights above the floor, summed (a row cleared lowers every cell above it by one)
+B_HEIGHT = 6  # rows from the highest full cell down to the floor (0: empty board)
+B_DANGER = 7  # how far full cells reach into the spawn zone: zone rows minus the free rows above them (>= 0)
+N_BOARD = 8
+N_ROW_FEATURES = 6  # B_HOLES .. B_MASS: sums over the rows
 # candidate features (``evaluate_placements``): the lock's move points, the placement features (F_*), then the
 # features of the board after the lock and its line clears (B_*)
 C_POINTS = 0
@@ -490,7 +491,7 @@ def _bit(words, base, x):
 def eval_row(board, tab, y, reach, rprev, rcur, acc):
     """Row ``y`` of the evaluation: its reachable cells into ``reach[rcur:rcur + words_per_row]`` from those of row
     ``y - 1`` at ``reach[rprev:]`` (``rprev < 0``: every empty cell of the row is reached from above), and its
-    contributions to the first ``N_ROW_FEATURES`` board features added to ``acc``.
+    contributions to the first ``N_ROW_FEATURES`` board features (the sums over rows) added to ``acc``.
 
     A cell of row ``y`` is reached from row ``y - 1`` through the moves SE and SW (from an even row, cells ``x`` and
     ``x + 1`` lead to ``x``; from an odd row, ``x - 1`` and ``x``), then along the empty runs of its own row (E, W)
@@ -512,6 +513,7 @@ def eval_row(board, tab, y, reach, rprev, rcur, acc):
         prev = f
         if f != 0:
             run = False
+            acc[B_MASS] += h - y
             continue
         seed = rprev < 0
         if not seed:
