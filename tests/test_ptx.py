@@ -35,13 +35,17 @@ SCRIPT = textwrap.dedent("""
         dispatcher.get_current_device = lambda cc=cc: type("Target", (), {"compute_capability": cc})()
         for module in [snake_rules, polyomino_rules, cubes_rules, cutsearch_rules]:
             twins = compile_rules(module, "cuda")
-            for name, twin in vars(twins).items():
+            for name, twin in twins.functions.items():
                 params = inspect.signature(twin.py_func).parameters
                 sig = tuple(ARRAY.get(p, types.int64) for p in params)
                 ptx, _ = cuda.compile_ptx(twin.py_func, sig, device=True, cc=cc)
                 assert ".target sm_%d%d" % cc in ptx
                 done.append("%s.%s@sm_%d%d" % (module.__name__, name, *cc))
             kernel = drivers(module).kernel
+            # the kernel keeps its compiled code in the unit's disk-cache folder (per compute capability)
+            from puzzlebatch.jit.cache import cuda_cache_class
+            assert isinstance(kernel._cache, cuda_cache_class()), type(kernel._cache)
+            assert kernel._cache.cache_path.endswith(drivers(module).unit.folder.rsplit("/", 1)[-1])
             i64, i32 = types.int64, types.int32
             sig = (i64[:, ::1], i32[:, ::1], i32[::1], i32[::1], i64, i64, i64, i64, i64[:, :, ::1], i64[:, ::1],
                    i64[::1])

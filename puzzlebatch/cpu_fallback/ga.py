@@ -1,38 +1,38 @@
-"""CPU drivers of the generic GA: numba ``prange`` over children (breed + score) or genomes (score)."""
+"""CPU drivers of the generic GA: numba ``prange`` over children (breed + score) or genomes (score).
+
+Templates compiled together with a family's operators (:func:`puzzlebatch.ga.compile.ga_unit`): ``breed_item``
+and ``fitness`` are resolved by name in the compile unit.
+"""
+# ruff: noqa: F821  -- names resolved in the compile unit
 
 from __future__ import annotations
 
+import sys
 from functools import lru_cache
 from types import ModuleType
 
-from numba import njit, prange
+from numba import prange
 
-from puzzlebatch.ga.compile import compile_ga_rules
-from puzzlebatch.ga.item import make_breed_item
+from puzzlebatch import jit
+
+
+@jit.driver(parallel=True)
+def breed_batch(pop, fit, cum, children, child_fit, carriers, rngs, n_parents, p_mutation, tournament, params,
+                tables):
+    for i in prange(children.shape[0]):
+        breed_item(i, pop, fit, cum, children, child_fit, carriers, rngs, n_parents, p_mutation, tournament,
+                   params, tables)
+
+
+@jit.driver(parallel=True)
+def fitness_batch(pop, out, tables):
+    for i in prange(pop.shape[0]):
+        out[i] = fitness(pop[i], tables)
 
 
 @lru_cache(maxsize=None)
-def drivers(rules: ModuleType):
+def drivers(rules: ModuleType) -> jit.Unit:
     """``breed_batch`` and ``fitness_batch`` for a family's operator module (built once per module)."""
-    r = compile_ga_rules(rules, "cpu")
-    breed_item = njit(make_breed_item(r.fitness, r.crossover, r.mutate, r.rand_below, r.rand_unit))
-    fitness = r.fitness
+    from puzzlebatch.ga.compile import ga_unit
 
-    @njit(parallel=True)
-    def breed_batch(pop, fit, cum, children, child_fit, carriers, rngs, n_parents, p_mutation, tournament, params,
-                    tables):
-        for i in prange(children.shape[0]):
-            breed_item(i, pop, fit, cum, children, child_fit, carriers, rngs, n_parents, p_mutation, tournament,
-                       params, tables)
-
-    @njit(parallel=True)
-    def fitness_batch(pop, out, tables):
-        for i in prange(pop.shape[0]):
-            out[i] = fitness(pop[i], tables)
-
-    class _Drivers:
-        pass
-
-    d = _Drivers()
-    d.breed_batch, d.fitness_batch = breed_batch, fitness_batch
-    return d
+    return ga_unit(rules, "cpu", sys.modules[__name__])

@@ -2,110 +2,138 @@
 
 Also the host-side steps every backend uses (frontier expansion, splitting budget-stopped items); they run on the
 CPU whatever backend runs the DFS itself.
+
+The drivers are templates compiled together with a family's rules (:func:`drivers`): ``dfs_item``, ``n_choices``,
+``apply``, ``undo`` and ``split_item`` below are the family's compiled rules and the shared per-item DFS of
+:mod:`puzzlebatch.puzzles.search`, resolved by name in the compile unit.
 """
+# ruff: noqa: F821  -- names resolved in the compile unit
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 from types import ModuleType
+from typing import Callable
 
 import numpy as np
-from numba import njit, prange, set_parallel_chunksize
+from numba import prange
 
-from puzzlebatch.jit import compile_rules, next_choice_of
+from puzzlebatch import jit
 from puzzlebatch.puzzles import search
 from puzzlebatch.puzzles.search import OUT_WIDTH
 
 
-@lru_cache(maxsize=None)
-def drivers(rules: ModuleType):
-    """Compiled CPU drivers for a family's rules module (built once per module).
+# Items differ wildly in size: hand them out one at a time (chunksize 1), not in equal contiguous blocks.
+@jit.driver(parallel=True, chunksize=1)
+def dfs_batch(states, stacks, roots, los, goal, budget, max_solutions, stop_after, solutions, out, tables):
+    """The per-item DFS over every item of a batch (see :func:`puzzlebatch.puzzles.search.dfs_item`)."""
+    for i in prange(states.shape[0]):
+        dfs_item(states[i], stacks[i], roots[i], los[i], goal, budget, max_solutions, stop_after,
+                 solutions[i], out[i], tables)
 
-    Returns an object with ``dfs_batch``, ``expand`` and ``split_batch``.
+
+@jit.driver
+def expand(states, depths, los, goal, tables):
+    """Children of every item (each of its choices from ``lo`` on that is legal), as fresh items.
+
+    Returns (child_states, child_depths, parent_index, nodes).  Each child has ``lo = 0``.
     """
-    r = compile_rules(rules, "cpu")
-    dfs_item = njit(search.make_dfs_item(r.n_choices, r.apply, r.undo, next_choice_of(rules, r, "cpu")))
-    h = compile_rules(rules, "cpu", inline=False)  # expansion and splitting run rarely: quicker to compile
-    split_item = njit(search.make_split_item(h.n_choices, h.undo))
-    n_choices, apply, undo = h.n_choices, h.apply, h.undo
+    n = states.shape[0]
+    width = states.shape[1]
+    counts = np.zeros(n, np.int64)
+    work = np.empty(width, np.int64)
+    for i in range(n):
+        if depths[i] >= goal:
+            continue
+        for k in range(width):
+            work[k] = states[i, k]
+        m = n_choices(work, depths[i], tables)
+        for c in range(los[i], m):
+            if apply(work, depths[i], c, tables):
+                counts[i] += 1
+                undo(work, depths[i], c, tables)
+    total = counts.sum()
+    child_states = np.empty((total, width), np.int64)
+    child_depths = np.empty(total, np.int32)
+    parent = np.empty(total, np.int64)
+    j = 0
+    for i in range(n):
+        if counts[i] == 0:
+            continue
+        for k in range(width):
+            work[k] = states[i, k]
+        m = n_choices(work, depths[i], tables)
+        for c in range(los[i], m):
+            if apply(work, depths[i], c, tables):
+                for k in range(width):
+                    child_states[j, k] = work[k]
+                child_depths[j] = depths[i] + 1
+                parent[j] = i
+                j += 1
+                undo(work, depths[i], c, tables)
+    return child_states, child_depths, parent, total
 
-    @njit(parallel=True)
-    def dfs_batch(states, stacks, roots, los, goal, budget, max_solutions, stop_after, solutions, out, tables):
-        # Items differ wildly in size: hand them out one at a time, not in equal contiguous blocks.
-        previous = set_parallel_chunksize(1)
-        for i in prange(states.shape[0]):
-            dfs_item(states[i], stacks[i], roots[i], los[i], goal, budget, max_solutions, stop_after,
-                     solutions[i], out[i], tables)
-        set_parallel_chunksize(previous)
 
-    @njit
-    def expand(states, depths, los, goal, tables):
-        """Children of every item (each of its choices from ``lo`` on that is legal), as fresh items.
+@jit.driver
+def split_batch(states, stacks, roots, depths, weights, tables):
+    """Turn budget-stopped items into fresh items; returns (states, depths, los, weights)."""
+    n = states.shape[0]
+    width = states.shape[1]
+    max_out = 0
+    for i in range(n):
+        max_out += depths[i] - roots[i] + 1
+    out_states = np.empty((max_out, width), np.int64)
+    out_depths = np.empty(max_out, np.int32)
+    out_los = np.empty(max_out, np.int32)
+    out_weights = np.empty(max_out, np.int64)
+    j = 0
+    for i in range(n):
+        k = split_item(states[i], stacks[i], roots[i], depths[i], out_states[j:], out_depths[j:],
+                       out_los[j:], tables)
+        for q in range(j, j + k):
+            out_weights[q] = weights[i]
+        j += k
+    return out_states[:j], out_depths[:j], out_los[:j], out_weights[:j]
 
-        Returns (child_states, child_depths, parent_index, nodes).  Each child has ``lo = 0``.
-        """
-        n = states.shape[0]
-        width = states.shape[1]
-        counts = np.zeros(n, np.int64)
-        work = np.empty(width, np.int64)
-        for i in range(n):
-            if depths[i] >= goal:
-                continue
-            for k in range(width):
-                work[k] = states[i, k]
-            m = n_choices(work, depths[i], tables)
-            for c in range(los[i], m):
-                if apply(work, depths[i], c, tables):
-                    counts[i] += 1
-                    undo(work, depths[i], c, tables)
-        total = counts.sum()
-        child_states = np.empty((total, width), np.int64)
-        child_depths = np.empty(total, np.int32)
-        parent = np.empty(total, np.int64)
-        j = 0
-        for i in range(n):
-            if counts[i] == 0:
-                continue
-            for k in range(width):
-                work[k] = states[i, k]
-            m = n_choices(work, depths[i], tables)
-            for c in range(los[i], m):
-                if apply(work, depths[i], c, tables):
-                    for k in range(width):
-                        child_states[j, k] = work[k]
-                    child_depths[j] = depths[i] + 1
-                    parent[j] = i
-                    j += 1
-                    undo(work, depths[i], c, tables)
-        return child_states, child_depths, parent, total
 
-    @njit
-    def split_batch(states, stacks, roots, depths, weights, tables):
-        """Turn budget-stopped items into fresh items; returns (states, depths, los, weights)."""
-        n = states.shape[0]
-        width = states.shape[1]
-        max_out = 0
-        for i in range(n):
-            max_out += depths[i] - roots[i] + 1
-        out_states = np.empty((max_out, width), np.int64)
-        out_depths = np.empty(max_out, np.int32)
-        out_los = np.empty(max_out, np.int32)
-        out_weights = np.empty(max_out, np.int64)
-        j = 0
-        for i in range(n):
-            k = split_item(states[i], stacks[i], roots[i], depths[i], out_states[j:], out_depths[j:],
-                           out_los[j:], tables)
-            for q in range(j, j + k):
-                out_weights[q] = weights[i]
-            j += k
-        return out_states[:j], out_depths[:j], out_los[:j], out_weights[:j]
+@dataclass(frozen=True)
+class SearchDrivers:
+    """A family's compiled CPU drivers of the batch DFS."""
 
-    class _Drivers:
-        pass
+    dfs_batch: Callable  # the batch of items, in parallel
+    dfs_item: Callable  # one item on the calling thread (enumerations)
+    expand: Callable  # host step: children of items
+    split_batch: Callable  # host step: budget-stopped items back into items
+    estimate_item: Callable  # Knuth's tree-size estimate (branching-rule choice)
+    out_width: int = OUT_WIDTH
 
-    d = _Drivers()
-    d.dfs_batch, d.expand, d.split_batch = dfs_batch, expand, split_batch
-    d.dfs_item = dfs_item  # one item on the calling thread (enumerations)
-    d.estimate_item = njit(search.make_estimate_item(h.n_choices, h.apply, h.undo))  # Knuth's tree-size estimate
-    d.out_width = OUT_WIDTH
-    return d
+
+def family_label(rules: ModuleType) -> str:
+    """``puzzlebatch.puzzles.snake.rules`` -> ``snake`` (what the user is told is compiling)."""
+    parts = rules.__name__.split(".")
+    return parts[-2] if len(parts) >= 2 and parts[-1].endswith("rules") else parts[-1]
+
+
+def search_unit(rules: ModuleType, *, inline: bool = True, label: str | None = None) -> jit.Unit:
+    """The family's rules, the shared per-item DFS and these drivers, compiled together for the CPU.
+
+    ``inline`` force-inlines the rules into the per-item DFS (faster nodes, slower compiles).
+    """
+    import sys
+
+    return jit.unit(label or family_label(rules), "cpu", rules=[rules], templates=[search, sys.modules[__name__]],
+                    inline=inline, aliases={"next_choice": "no_skip"})
+
+
+@lru_cache(maxsize=None)
+def drivers(rules: ModuleType, inline: bool = True) -> SearchDrivers:
+    """Compiled CPU drivers for a family's rules module (built once per module; compiled on first call, from the
+    disk cache when it has them).
+
+    One unit serves the per-item DFS and the host steps, so a rule that is not inlined (the module's
+    ``NOT_INLINED``) is compiled once for all of them.
+    """
+    u = search_unit(rules, inline=inline)
+    return SearchDrivers(dfs_batch=u.dfs_batch, dfs_item=u.dfs_item, expand=u.expand, split_batch=u.split_batch,
+                         estimate_item=u.estimate_item)

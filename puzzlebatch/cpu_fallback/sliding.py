@@ -1,84 +1,82 @@
 """CPU drivers of the sliding puzzles: numba ``prange`` over a batch, calling the rules compiled by njit.
 
+Templates compiled together with :mod:`puzzlebatch.puzzles.sliding.rules` (:func:`drivers`); the rule names they
+call are resolved in the compile unit.
+
 Same names and signatures as :mod:`puzzlebatch.gpu_kernels.sliding`.  The ``*_mark`` steps (dedup of a layer's
 children against the visited table) are host steps that every backend runs here, serially, in child order: that
 keeps the next frontier's order, and so every later result, identical whichever backend expanded the layer.
 """
 
+# ruff: noqa: F821  -- names resolved in the compile unit
+
 from __future__ import annotations
 
+import sys
 from functools import lru_cache
 
 import numpy as np
-from numba import njit, prange, set_parallel_chunksize
+from numba import prange
 
-from puzzlebatch.jit import compile_rules
+from puzzlebatch import jit
 from puzzlebatch.puzzles.sliding import rules
 
 _CHUNK = 2048  # items per scratch allocation in the expansion drivers
 
 
-def _njit_rules():
-    """The rules as plain (not force-inlined) njit twins: for ``ida_item``, which calls the heuristics from a dozen
-    places, numba-level inlining took ~40 s to compile against ~4 s this way (LLVM still inlines the small ones)."""
-    return compile_rules(rules, "cpu", inline=False)
+@jit.driver(parallel=True)
+def bfs_expand_batch(ranks, rows, cols, cls, fact, out):
+    n_items = ranks.shape[0]
+    n = rows * cols
+    n_chunks = (n_items + _CHUNK - 1) // _CHUNK
+    for ch in prange(n_chunks):
+        board = np.empty(n, np.int64)
+        used = np.empty(n, np.int64)
+        for i in range(ch * _CHUNK, min(n_items, (ch + 1) * _CHUNK)):
+            bfs_expand_item(ranks[i], rows, cols, cls, fact, out[i], board, used)
+
+
+@jit.driver(parallel=True)
+def pdb_expand_batch(codes, k, rows, cols, out):
+    n_items = codes.shape[0]
+    n = rows * cols
+    n_chunks = (n_items + _CHUNK - 1) // _CHUNK
+    for ch in prange(n_chunks):
+        pos = np.empty(k, np.int64)
+        occ = np.empty(n, np.int64)
+        for i in range(ch * _CHUNK, min(n_items, (ch + 1) * _CHUNK)):
+            pdb_expand_item(codes[i], k, rows, cols, out[i], pos, occ)
+
+
+# Instances differ wildly in cost: hand them out one at a time (chunksize 1).
+@jit.driver(parallel=True, chunksize=1)
+def ida_batch(boards, rows, cols, hkind, max_len, pdb, pat_tiles, pat_k, pat_off, tile_pat, mir, use_mirror,
+              paths, stats):
+    n = rows * cols
+    n_pat = pat_k.shape[0]
+    kmax = pat_tiles.shape[1]
+    for i in prange(boards.shape[0]):
+        board = boards[i].copy()
+        ida_item(board, rows, cols, hkind, max_len, pdb, pat_tiles, pat_k, pat_off, tile_pat, mir,
+                 use_mirror, paths[i], stats[i], np.empty(n, np.int64), np.empty(max_len + 1, np.int64),
+                 np.empty(n_pat, np.int64), np.empty(n_pat, np.int64), np.empty(3 * (max_len + 1), np.int64),
+                 np.empty(rows + cols, np.int64), np.empty(2 * max(rows, cols), np.int64),
+                 np.empty(kmax, np.int64))
 
 
 @lru_cache(maxsize=None)
-def drivers():
-    """The compiled CPU drivers (built once)."""
-    r = _njit_rules()
-    bfs_expand_item, pdb_expand_item, ida_item = r.bfs_expand_item, r.pdb_expand_item, r.ida_item
+def drivers() -> jit.Unit:
+    """The compiled CPU drivers (built once), with the host steps ``bfs_mark`` and ``pdb_mark``.
 
-    @njit(parallel=True)
-    def bfs_expand_batch(ranks, rows, cols, cls, fact, out):
-        n_items = ranks.shape[0]
-        n = rows * cols
-        n_chunks = (n_items + _CHUNK - 1) // _CHUNK
-        for ch in prange(n_chunks):
-            board = np.empty(n, np.int64)
-            used = np.empty(n, np.int64)
-            for i in range(ch * _CHUNK, min(n_items, (ch + 1) * _CHUNK)):
-                bfs_expand_item(ranks[i], rows, cols, cls, fact, out[i], board, used)
-
-    @njit(parallel=True)
-    def pdb_expand_batch(codes, k, rows, cols, out):
-        n_items = codes.shape[0]
-        n = rows * cols
-        n_chunks = (n_items + _CHUNK - 1) // _CHUNK
-        for ch in prange(n_chunks):
-            pos = np.empty(k, np.int64)
-            occ = np.empty(n, np.int64)
-            for i in range(ch * _CHUNK, min(n_items, (ch + 1) * _CHUNK)):
-                pdb_expand_item(codes[i], k, rows, cols, out[i], pos, occ)
-
-    @njit(parallel=True)
-    def ida_batch(boards, rows, cols, hkind, max_len, pdb, pat_tiles, pat_k, pat_off, tile_pat, mir, use_mirror,
-                  paths, stats):
-        previous = set_parallel_chunksize(1)  # instances differ wildly in cost: hand them out one at a time
-        n = rows * cols
-        n_pat = pat_k.shape[0]
-        kmax = pat_tiles.shape[1]
-        for i in prange(boards.shape[0]):
-            board = boards[i].copy()
-            ida_item(board, rows, cols, hkind, max_len, pdb, pat_tiles, pat_k, pat_off, tile_pat, mir,
-                     use_mirror, paths[i], stats[i], np.empty(n, np.int64), np.empty(max_len + 1, np.int64),
-                     np.empty(n_pat, np.int64), np.empty(n_pat, np.int64), np.empty(3 * (max_len + 1), np.int64),
-                     np.empty(rows + cols, np.int64), np.empty(2 * max(rows, cols), np.int64),
-                     np.empty(kmax, np.int64))
-        set_parallel_chunksize(previous)
-
-    class _Drivers:
-        pass
-
-    d = _Drivers()
-    d.bfs_expand_batch, d.pdb_expand_batch, d.ida_batch = bfs_expand_batch, pdb_expand_batch, ida_batch
-    return d
+    The rules are plain (not force-inlined) njit twins: for ``ida_item``, which calls the heuristics from a dozen
+    places, numba-level inlining took ~40 s to compile against ~4 s this way (LLVM still inlines the small ones).
+    """
+    return jit.unit("sliding", "cpu", rules=[rules], templates=[sys.modules[__name__]], inline=False)
 
 
 # -- host steps shared by both backends --------------------------------------------------------------------------
 
-@njit(cache=True)
+@jit.driver
 def bfs_mark(children, packed, value, nxt):
     """Mark unseen children (nibble 0xF) with ``value`` and append them to ``nxt``; returns how many.
 
@@ -105,7 +103,7 @@ def bfs_mark(children, packed, value, nxt):
     return m
 
 
-@njit(cache=True)
+@jit.driver
 def pdb_mark(children, visited, dist, n, depth, nxt):
     """Mark unvisited abstract states (bitset ``visited``), append them to ``nxt``, set ``dist`` of new patterns."""
     m = 0
@@ -125,13 +123,3 @@ def pdb_mark(children, visited, dist, n, depth, nxt):
         if dist[r] == 255:
             dist[r] = depth
     return m
-
-
-@njit(cache=True)
-def unpack_values(packed, lo, hi):
-    """The 4-bit entries of ranks ``lo .. hi-1`` as a uint8 array."""
-    out = np.empty(hi - lo, np.uint8)
-    for r in range(lo, hi):
-        b = packed[r >> 1]
-        out[r - lo] = (b >> 4) if (r & 1) else (b & 0x0F)
-    return out

@@ -1,38 +1,31 @@
 """Compile a family's GA operator module together with the shared random-number rules, for one target.
 
-Like :func:`puzzlebatch.jit.compile_rules`, but the family's operators may call the functions of
-:mod:`puzzlebatch.ga.rng` (``rand_below``, ``rand_unit``, ...) by their plain names: both modules' functions are
-cloned into one globals dict where every name resolves to the compiled twin of the same target.
+The family's operators may call the functions of :mod:`puzzlebatch.ga.rng` (``rand_below``, ``rand_unit``, ...) by
+their plain names, and the per-child template :func:`puzzlebatch.ga.item.breed_item` calls the operators by name:
+all of them are one compile unit (:mod:`puzzlebatch.jit.unit`), cached on disk.
 """
 
 from __future__ import annotations
 
-import types
-from types import ModuleType, SimpleNamespace
+from types import ModuleType
 
+from puzzlebatch import jit
+from puzzlebatch.ga import item
 from puzzlebatch.ga import rng as rng_rules
-from puzzlebatch.jit import Target, jit_function
-
-_cache: dict[tuple[str, str], SimpleNamespace] = {}
 
 
-def _plain(module: ModuleType) -> dict[str, types.FunctionType]:
-    return {n: f for n, f in vars(module).items()
-            if isinstance(f, types.FunctionType) and f.__module__ == module.__name__ and not n.startswith("__")}
+def ga_label(module: ModuleType) -> str:
+    """``puzzlebatch.puzzles.cubes.ga_rules`` -> ``cubes GA``."""
+    parts = module.__name__.split(".")
+    return f"{parts[-2] if len(parts) >= 2 else parts[-1]} GA"
 
 
-def compile_ga_rules(module: ModuleType, target: Target) -> SimpleNamespace:
-    """The family's operators and the rng rules, compiled for ``target`` (cached per module and target)."""
-    key = (module.__name__, target)
-    if key in _cache:
-        return _cache[key]
-    plain = _plain(rng_rules) | _plain(module)
-    shared = dict(vars(rng_rules)) | dict(vars(module))
-    compiled = {}
-    for name, fn in plain.items():
-        clone = types.FunctionType(fn.__code__, shared, name, fn.__defaults__, fn.__closure__)
-        compiled[name] = jit_function(clone, target)
-    shared.update(compiled)
-    ns = SimpleNamespace(**compiled)
-    _cache[key] = ns
-    return ns
+def ga_unit(module: ModuleType, target: jit.Target, drivers: ModuleType | None = None) -> jit.Unit:
+    """The rng rules, the family's operators, the breeding template and (optionally) a driver module."""
+    templates = [item] + ([drivers] if drivers is not None else [])
+    return jit.unit(ga_label(module), target, rules=[rng_rules, module], templates=templates)
+
+
+def compile_ga_rules(module: ModuleType, target: jit.Target) -> jit.Unit:
+    """The family's operators and the rng rules, compiled for ``target`` (one unit per module and target)."""
+    return ga_unit(module, target)

@@ -16,13 +16,13 @@ checkpoint continues exactly as the uninterrupted one would, on either backend.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Callable
 
 import numpy as np
 
+from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.runners.backend import Backend
 
 
@@ -198,12 +198,12 @@ class GeneticAlgorithm:
         return len(win)
 
     def step(self, state: GAState) -> dict:
-        t0 = time.perf_counter()
+        t0 = work_clock()
         children, child_fit, carriers = self.breed(state)
         changed = self.replace(state, children, child_fit, carriers)
         state.generation += 1
         state.evaluations += len(children)
-        state.seconds += time.perf_counter() - t0
+        state.seconds += work_clock() - t0
         return {"generation": state.generation, "best": float(state.fitness.max()),
                 "mean": float(state.fitness.mean()), "replaced": changed, "evaluations": state.evaluations}
 

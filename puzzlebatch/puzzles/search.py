@@ -19,14 +19,18 @@ every choice is tried (:func:`no_skip`).
 
 A *work item* is a node and the first choice it still owns: ``(state, depth, lo)`` stands for the subtrees of
 choices ``lo, lo + 1, ...`` of that node.  The items of a frontier partition the tree, so their counts add up.
-:func:`make_dfs_item` builds the explicit-stack DFS that one CPU iteration or one CUDA thread runs on an item, with
-a node budget; an item that runs out of budget stops at a node and its stack describes the rest of its work, which
-:func:`make_split_item` turns back into work items.
+:func:`dfs_item` is the explicit-stack DFS that one CPU iteration or one CUDA thread runs on an item, with a node
+budget; an item that runs out of budget stops at a node and its stack describes the rest of its work, which
+:func:`split_item` turns back into work items.
+
+These are *templates*: they call ``n_choices``, ``apply``, ``undo`` and ``next_choice`` by name, and are compiled
+together with a family's rules module as one unit (:mod:`puzzlebatch.jit.unit`), where those names are the family's
+compiled rules (``next_choice`` defaults to :func:`no_skip`).  Nothing is passed in a closure, so numba caches them
+on disk like any module-level function.
 """
+# ruff: noqa: F821  -- the rule names are resolved in the compile unit
 
 from __future__ import annotations
-
-from typing import Callable
 
 import numpy as np
 
@@ -44,133 +48,117 @@ def no_skip(state, depth, c, n, tables):
     return c
 
 
-def make_dfs_item(n_choices: Callable, apply: Callable, undo: Callable, next_choice: Callable) -> Callable:
-    """Build the per-item DFS over the given rules (pass njit twins for the CPU, device twins for CUDA).
+def dfs_item(state, stack, root, lo, goal, budget, max_solutions, stop_after, solutions, out, tables):
+    """Search the subtrees of choices ``lo..`` of the node ``state`` at depth ``root`` down to depth ``goal``.
 
-    The returned plain function has the signature
-    ``dfs_item(state, stack, root, lo, goal, budget, max_solutions, stop_after, solutions, out, tables)``:
-    it searches the subtrees of choices ``lo..`` of the node ``state`` at depth ``root`` down to depth ``goal``,
-    counting nodes at depth ``goal`` (solutions), copying the first ``max_solutions`` of them into ``solutions``,
-    and stopping after ``stop_after`` solutions (0: never) or ``budget`` applied moves.  When enumerating
-    (``stop_after`` 0, ``max_solutions`` > 0), a full ``solutions`` buffer stops the item like the budget does,
-    just after the last solution, so its continuation holds exactly the solutions not copied yet.
-    ``stack[d]`` is the next choice to try at depth ``d``.  Results go to ``out`` (see ``OUT_*``).
+    Counts nodes at depth ``goal`` (solutions), copies the first ``max_solutions`` of them into ``solutions``, and
+    stops after ``stop_after`` solutions (0: never) or ``budget`` applied moves.  When enumerating (``stop_after``
+    0, ``max_solutions`` > 0), a full ``solutions`` buffer stops the item like the budget does, just after the last
+    solution, so its continuation holds exactly the solutions not copied yet.  ``stack[d]`` is the next choice to
+    try at depth ``d``.  Results go to ``out`` (see ``OUT_*``).
     """
-
-    def dfs_item(state, stack, root, lo, goal, budget, max_solutions, stop_after, solutions, out, tables):
-        count = 0
-        nodes = 0
-        nsol = 0
-        status = DONE
-        d = root
-        stack[d] = lo
-        while True:
-            if d == goal:
-                # A solution: record it, then backtrack (or stop, for a first-solution search).
-                if nsol < max_solutions:
-                    for k in range(state.shape[0]):
-                        solutions[nsol, k] = state[k]
-                    nsol += 1
-                count += 1
-                if stop_after > 0 and count >= stop_after:
-                    status = STOPPED
-                    break
-                if d == root:
-                    break
-                d -= 1
-                undo(state, d, stack[d] - 1, tables)
-                if stop_after == 0 and max_solutions > 0 and nsol >= max_solutions:
-                    status = BUDGET  # the buffer is full: hand back the rest like a budget stop
-                    break
-                continue
-            m = n_choices(state, d, tables)
-            c = next_choice(state, d, stack[d], m, tables)
-            if c >= m:
-                # Every move of this node is done: back to the parent (or the item is finished).
-                if d == root:
-                    break
-                d -= 1
-                undo(state, d, stack[d] - 1, tables)
-                continue
-            if nodes >= budget:
-                status = BUDGET
-                break
-            stack[d] = c + 1
-            if apply(state, d, c, tables):
-                nodes += 1
-                d += 1
-                stack[d] = 0
-        out[OUT_STATUS] = status
-        out[OUT_DEPTH] = d
-        out[OUT_COUNT] = count
-        out[OUT_NODES] = nodes
-        out[OUT_NSOL] = nsol
-
-    return dfs_item
-
-
-def make_split_item(n_choices: Callable, undo: Callable) -> Callable:
-    """Build the function that turns a budget-stopped item back into fresh work items.
-
-    ``split_item(state, stack, root, depth, out_states, out_depths, out_los, tables) -> int`` writes, from the
-    deepest node up to the item's root, every node that still has untried choices as an item ``(state, d, lo)``
-    and returns how many it wrote (at most ``depth - root + 1``).  ``state`` is consumed (undone to the root).
-    """
-
-    def split_item(state, stack, root, depth, out_states, out_depths, out_los, tables):
-        n = 0
-        d = depth
-        while True:
-            lo = stack[d]
-            if lo < n_choices(state, d, tables):
+    count = 0
+    nodes = 0
+    nsol = 0
+    status = DONE
+    d = root
+    stack[d] = lo
+    while True:
+        if d == goal:
+            # A solution: record it, then backtrack (or stop, for a first-solution search).
+            if nsol < max_solutions:
                 for k in range(state.shape[0]):
-                    out_states[n, k] = state[k]
-                out_depths[n] = d
-                out_los[n] = lo
-                n += 1
+                    solutions[nsol, k] = state[k]
+                nsol += 1
+            count += 1
+            if stop_after > 0 and count >= stop_after:
+                status = STOPPED
+                break
             if d == root:
                 break
             d -= 1
             undo(state, d, stack[d] - 1, tables)
-        return n
+            if stop_after == 0 and max_solutions > 0 and nsol >= max_solutions:
+                status = BUDGET  # the buffer is full: hand back the rest like a budget stop
+                break
+            continue
+        m = n_choices(state, d, tables)
+        c = next_choice(state, d, stack[d], m, tables)
+        if c >= m:
+            # Every move of this node is done: back to the parent (or the item is finished).
+            if d == root:
+                break
+            d -= 1
+            undo(state, d, stack[d] - 1, tables)
+            continue
+        if nodes >= budget:
+            status = BUDGET
+            break
+        stack[d] = c + 1
+        if apply(state, d, c, tables):
+            nodes += 1
+            d += 1
+            stack[d] = 0
+    out[OUT_STATUS] = status
+    out[OUT_DEPTH] = d
+    out[OUT_COUNT] = count
+    out[OUT_NODES] = nodes
+    out[OUT_NSOL] = nsol
 
-    return split_item
 
+def split_item(state, stack, root, depth, out_states, out_depths, out_los, tables):
+    """Turn a budget-stopped item back into fresh work items.
 
-def make_estimate_item(n_choices: Callable, apply: Callable, undo: Callable) -> Callable:
-    """Build Knuth's estimator of the size of a search tree ("Estimating the efficiency of backtrack programs",
-    1975): walk random root-to-leaf paths, choosing uniformly among the legal moves at each node; the sum over
-    the path of the products of the branching degrees is an unbiased estimate of the number of nodes.
-
-    ``estimate_item(root_state, work, root, goal, probes, seed, tables) -> float`` returns the mean over
-    ``probes`` paths (``work`` is a scratch copy of the state, ``seed`` seeds numba's generator).  CPU only.
+    Writes, from the deepest node up to the item's root, every node that still has untried choices as an item
+    ``(state, d, lo)`` and returns how many it wrote (at most ``depth - root + 1``).  ``state`` is consumed (undone
+    to the root).
     """
+    n = 0
+    d = depth
+    while True:
+        lo = stack[d]
+        if lo < n_choices(state, d, tables):
+            for k in range(state.shape[0]):
+                out_states[n, k] = state[k]
+            out_depths[n] = d
+            out_los[n] = lo
+            n += 1
+        if d == root:
+            break
+        d -= 1
+        undo(state, d, stack[d] - 1, tables)
+    return n
 
-    def estimate_item(root_state, work, root, goal, probes, seed, tables):
-        np.random.seed(seed)
-        legal = np.empty(1024, np.int64)
-        total = 0.0
-        for _ in range(probes):
-            for k in range(root_state.shape[0]):
-                work[k] = root_state[k]
-            d = root
-            prod = 1.0
-            while d < goal:
-                m = n_choices(work, d, tables)
-                k = 0
-                for c in range(m):
-                    if apply(work, d, c, tables):
-                        undo(work, d, c, tables)
-                        if k < legal.shape[0]:
-                            legal[k] = c
-                        k += 1
-                if k == 0:
-                    break
-                prod *= k
-                total += prod
-                pick = legal[np.random.randint(0, min(k, legal.shape[0]))]
-                apply(work, d, pick, tables)
-                d += 1
-        return total / probes
 
-    return estimate_item
+def estimate_item(root_state, work, root, goal, probes, seed, tables):
+    """Knuth's estimator of the size of a search tree ("Estimating the efficiency of backtrack programs", 1975).
+
+    Walks ``probes`` random root-to-leaf paths, choosing uniformly among the legal moves at each node; the sum over
+    a path of the products of the branching degrees is an unbiased estimate of the number of nodes.  Returns the
+    mean (``work`` is a scratch copy of the state, ``seed`` seeds numba's generator).  CPU only.
+    """
+    np.random.seed(seed)
+    legal = np.empty(1024, np.int64)
+    total = 0.0
+    for _ in range(probes):
+        for k in range(root_state.shape[0]):
+            work[k] = root_state[k]
+        d = root
+        prod = 1.0
+        while d < goal:
+            m = n_choices(work, d, tables)
+            k = 0
+            for c in range(m):
+                if apply(work, d, c, tables):
+                    undo(work, d, c, tables)
+                    if k < legal.shape[0]:
+                        legal[k] = c
+                    k += 1
+            if k == 0:
+                break
+            prod *= k
+            total += prod
+            pick = legal[np.random.randint(0, min(k, legal.shape[0]))]
+            apply(work, d, pick, tables)
+            d += 1
+    return total / probes

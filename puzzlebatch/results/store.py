@@ -4,7 +4,7 @@ Layout::
 
     <name>.h5        attrs: schema, schema_version, creator_version, created
     /runs/<run_id>/  attrs: family, algorithm, backend, device, seed, params_json, status,
-                            n_committed, started, finished, seconds, result_json
+                            n_committed, started, finished, seconds, compile_seconds, result_json
         instances/   input arrays, written once
         items/       per-item results, one extendable dataset per column, all the same length
         series/<name>/ step, value, attr n   (progress over time)
@@ -39,7 +39,7 @@ STATUSES = ("running", "done", "interrupted", "failed")
 _MODES = ("r", "r+", "a", "w", "w-", "x")
 _CHUNK_BYTES = 256 * 1024  # target size of one items chunk
 _RUN_FIELDS = ("family", "algorithm", "backend", "device", "seed", "params", "status", "n_committed",
-               "started", "finished", "seconds", "result")
+               "started", "finished", "seconds", "compile_seconds", "result")
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -347,9 +347,13 @@ class Run:
     """One run inside a :class:`ResultsStore`; get it from ``create_run``, ``run`` or ``latest_run``."""
 
     def __init__(self, store: ResultsStore, group: h5py.Group) -> None:
+        from puzzlebatch.jit.clock import Stopwatch
+
         self._store = store
         self._group = group
         self.id: str = group.name.rsplit("/", 1)[-1]
+        self._watch = Stopwatch()  # this process's share of the run: work and compiling
+        self._prior_compile = float(group.attrs.get("compile_seconds", 0.0))  # earlier processes' (resumed runs)
 
     def __repr__(self) -> str:
         return f"Run({self.id!r}, n_committed={self.n_committed})"
@@ -394,14 +398,22 @@ class Run:
         self._group.attrs["status"] = status
         self._flush()
 
-    def finish(self, status: str = "done", seconds: float | None = None) -> None:
-        """Mark the run finished now with ``status``, recording its duration if given."""
+    def finish(self, status: str = "done", seconds: float | None = None,
+               compile_seconds: float | None = None) -> None:
+        """Mark the run finished now with ``status``.
+
+        Records ``seconds`` (the work, compiling excluded: the caller's measure, else the time since this process
+        opened the run less its compiling) and ``compile_seconds`` (numba compiling, added up over every process
+        that worked on the run: 0 when everything came from the disk cache).
+        """
         self._store._require_writable()
         if status not in STATUSES:
             raise ValueError(f"status must be one of {STATUSES}, got {status!r}")
         self._group.attrs["finished"] = _now()
-        if seconds is not None:
-            self._group.attrs["seconds"] = float(seconds)
+        self._group.attrs["seconds"] = float(self._watch.seconds if seconds is None else seconds)
+        if compile_seconds is None:
+            compile_seconds = self._prior_compile + self._watch.compile_seconds
+        self._group.attrs["compile_seconds"] = round(float(compile_seconds), 3)
         self.set_status(status)
 
     # -- instances

@@ -58,9 +58,19 @@ def cpu_description() -> str:
     return f"{model} ({os.cpu_count()} logical cores)"
 
 
+def nvidia_driver_present() -> bool:
+    """A cheap look for an NVIDIA driver before importing numba.cuda (about half a second): its device nodes or
+    its /proc entry on Linux (``/dev/dxg`` under WSL); on other systems, assume it may be there."""
+    if platform.system() == "Darwin":
+        return False
+    if platform.system() != "Linux" or os.environ.get("NUMBA_CUDA_DRIVER"):
+        return True
+    return any(os.path.exists(p) for p in ("/dev/nvidiactl", "/dev/nvidia0", "/proc/driver/nvidia", "/dev/dxg"))
+
+
 def gpu_info() -> dict | None:
     """Name, compute capability and memory of GPU 0, or None when there is no real GPU."""
-    if simulator_enabled():
+    if simulator_enabled() or not nvidia_driver_present():
         return None
     try:
         from numba import cuda

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
+from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.errors import PuzzleInputError
 
 
@@ -101,8 +102,8 @@ class CountSession:
                 self.run.truncate_items(rows)
         self.series = series
         self.label = label
-        self._t0 = time.perf_counter()
-        self._last = self._t0
+        self._t0 = work_clock()
+        self._last = time.perf_counter()
         self._bar = None
         self._latest = None  # (frontier, totals) after the last batch: what Ctrl-C saves
 
@@ -111,7 +112,7 @@ class CountSession:
         return bool(self.args.resume)
 
     def seconds(self) -> float:
-        return self.elapsed + time.perf_counter() - self._t0
+        return self.elapsed + work_clock() - self._t0
 
     def _meta(self, tot) -> dict:
         # The rows committed so far are part of the checkpoint: everything the frontier has not covered yet.
@@ -124,7 +125,7 @@ class CountSession:
         if self._bar is None:
             self._bar = bar(self.label, unit="batch")
         self._bar.update(1)
-        rate = tot.nodes / max(1e-9, time.perf_counter() - self._t0)
+        rate = tot.nodes / max(1e-9, work_clock() - self._t0)
         self._bar.set_postfix(count=tot.count, items_left=len(front), nodes=tot.nodes, nodes_per_s=f"{rate:.3g}")
         if self.series:
             self.run.append_series(self.series, tot.batches, tot.count)

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import numpy as np
 
+from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.puzzles.cubes import encode, rules
 from puzzlebatch.puzzles.cubes.model import CubeSet, Figure, check_assembly, check_fits, rotated_faces
 from puzzlebatch.runners.backend import Backend
@@ -85,7 +85,7 @@ def count(figure: Figure, cubes: CubeSet, backend: Backend, settings: SearchSett
     """Count the assemblies of ``figure`` (every choice of cube and rotation per cell) and the distinct ones up to
     the figure's rotations (the group acts freely: a rotation turns every cube, so no assembly is its own
     image).  ``pool`` runs the work items elsewhere (:mod:`puzzlebatch.runners.distributed`)."""
-    t0 = time.perf_counter()
+    t0 = work_clock()
     dfs = searcher(figure, cubes, backend, settings, symmetry, order, pool)
     totals, rest = dfs.count(frontier, totals, on_batch=on_batch, max_batches=max_batches)
     n_sym = len(figure.symmetries())
@@ -94,7 +94,7 @@ def count(figure: Figure, cubes: CubeSet, backend: Backend, settings: SearchSett
         raise AssertionError(f"{totals.count} assemblies is not a multiple of the {n_sym} symmetries")
     result = CountResult(figure=str(figure), cells=figure.n_cells, cubes=len(cubes), assemblies=totals.count,
                          distinct=totals.count // n_sym, symmetries=n_sym, nodes=totals.nodes,
-                         seconds=elapsed + time.perf_counter() - t0, backend=backend.name, complete=complete)
+                         seconds=elapsed + work_clock() - t0, backend=backend.name, complete=complete)
     return result, rest, totals
 
 
@@ -137,7 +137,7 @@ def solve(figure: Figure, cubes: CubeSet, backend: Backend, settings: SearchSett
           order: str = "lookup", pool=None) -> SolveResult:
     """One assembly (the first in depth-first order over one representative per symmetry class), or a proof that
     none exists (the whole tree searched)."""
-    t0 = time.perf_counter()
+    t0 = work_clock()
     dfs = searcher(figure, cubes, backend, settings or solve_settings(backend), order=order, pool=pool)
     totals, _ = dfs.first()
     assembly = None
@@ -148,4 +148,4 @@ def solve(figure: Figure, cubes: CubeSet, backend: Backend, settings: SearchSett
             raise AssertionError(f"search returned an invalid assembly: {problem_text}")
         assembly = assembly_doc(figure, cubes, placements)
     return SolveResult(figure=str(figure), cells=figure.n_cells, cubes=len(cubes), solved=assembly is not None,
-                       assembly=assembly, nodes=totals.nodes, seconds=time.perf_counter() - t0, backend=backend.name)
+                       assembly=assembly, nodes=totals.nodes, seconds=work_clock() - t0, backend=backend.name)

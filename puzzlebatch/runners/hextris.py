@@ -22,11 +22,11 @@ CUDA thread per game), with the same results bit for bit.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.errors import PuzzleInputError
 from puzzlebatch.puzzles.hextris import rules
 from puzzlebatch.puzzles.hextris.encode import TableSet, decode_commands, encode_commands
@@ -324,7 +324,7 @@ def score_solutions(problems: dict[int, Problem], entries: list[dict], phrases: 
 
     ``problems`` maps problem id -> problem; an entry whose problem is missing is an input error.
     """
-    t0 = time.perf_counter()
+    t0 = work_clock()
     ids = sorted(problems)
     index = {pid: i for i, pid in enumerate(ids)}
     for i, e in enumerate(entries):
@@ -346,7 +346,7 @@ def score_solutions(problems: dict[int, Problem], entries: list[dict], phrases: 
         ms = int(games.move_scores[i])
         ps = power_score(e["solution"], phrases)
         scores.append(Score(e["problemId"], e["seed"], e["tag"], ms, ps, ms + ps, END_NAMES[end]))
-    return ScoreRun(scores, backend.name, time.perf_counter() - t0, int(games.commands.sum()))
+    return ScoreRun(scores, backend.name, work_clock() - t0, int(games.commands.sum()))
 
 
 def solution_strings(codes: list[np.ndarray]) -> list[str]:

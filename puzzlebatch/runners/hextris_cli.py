@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
+from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.errors import PuzzleInputError
 from puzzlebatch.puzzles.hextris.model import (END_NAMES, IN_PROGRESS, Game, Problem, decode, load_json,
                                                load_phrases, load_problem, official_problem, power_score)
@@ -197,7 +198,7 @@ def run_play(args) -> int:
         progress.close()
         if run is not None:
             run.save_checkpoint(*player.checkpoint())
-            run.finish("interrupted", seconds=time.perf_counter() - player.t0)
+            run.finish("interrupted", seconds=work_clock() - player.w0)
             store.close()
             print(f"puzzlebatch: interrupted; resume with --out {args.out} --resume", file=sys.stderr)
         return 130

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
+from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.errors import PuzzleInputError
 
 
@@ -84,7 +84,7 @@ def run_tune(args) -> int:
 
         pool = open_pool(args.scheduler, args.backend, args.item_seconds)
         tuner.evaluator = pool_evaluator(pool)
-    t0 = time.perf_counter()
+    t0 = work_clock()
     progress = bar("hextris tune", unit="generation", total=args.generations)
     progress.update(min(tuner.generation, args.generations))
     while tuner.generation < args.generations:
@@ -101,7 +101,7 @@ def run_tune(args) -> int:
     genome, fitness = tuner.best() if tuner.cache else ([], 0)
     if run is not None:
         run.set_result({"best_genome": genome, "best_fitness": fitness, "history": tuner.history})
-        run.finish("done", seconds=time.perf_counter() - t0)
+        run.finish("done", seconds=work_clock() - t0)
         store.close()
     held = None
     if args.held_out and genome:  # the best genome against the player's default on games the GA never saw

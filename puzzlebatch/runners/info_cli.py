@@ -15,6 +15,7 @@ def _version(name: str) -> str | None:
 
 def collect() -> dict:
     from puzzlebatch import __version__
+    from puzzlebatch.runners.warmup import cache_summary
     from puzzlebatch.runners.backend import cpu_description, gpu_info, select_backend, simulator_enabled
 
     cuda_reason = None
@@ -26,7 +27,7 @@ def collect() -> dict:
             cuda_reason = "numba.cuda.is_available() is False (no GPU or no driver)"
     except Exception as exc:  # numba-cuda missing or broken: say why
         cuda_ok, cuda_reason = False, f"{type(exc).__name__}: {exc}"
-    deps = ["numpy", "numba", "numba-cuda", "llvmlite", "h5py", "tqdm", "matplotlib", "cupy-cuda12x",
+    deps = ["numpy", "numba", "platformdirs", "numba-cuda", "llvmlite", "h5py", "tqdm", "matplotlib", "cupy-cuda12x",
             "cupy-cuda13x", "dask", "distributed", "cuda-bindings", "nvidia-cuda-nvcc-cu12"]
     return {
         "puzzlebatch": __version__,
@@ -42,6 +43,7 @@ def collect() -> dict:
         },
         "cuda_unavailable_reason": cuda_reason,
         "gpu": gpu_info(),
+        "compile_cache": cache_summary(),
     }
 
 
@@ -63,6 +65,10 @@ def run(args) -> int:
         g = doc["gpu"]
         print(f"GPU: {g['name']} (compute capability {g['compute_capability'][0]}.{g['compute_capability'][1]}, "
               f"{g['memory_total_bytes'] / 2**30:.1f} GiB)")
+    c = doc["compile_cache"]
+    state = "on" if c["enabled"] else "off (PUZZLEBATCH_NO_CACHE)"
+    print(f"compile cache: {c['folder']} ({state}; {c['units']} compiled units, {c['bytes'] / 2**20:.1f} MiB; "
+          "set PUZZLEBATCH_CACHE_DIR to move it, `puzzlebatch warmup` fills it)")
     print("dependencies:")
     for name, ver in doc["dependencies"].items():
         print(f"  {name:24s} {ver or '-'}")

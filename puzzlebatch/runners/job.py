@@ -33,11 +33,11 @@ import io
 import json
 import re
 import sys
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.errors import PuzzleInputError
 
 try:  # Python 3.11+
@@ -441,7 +441,7 @@ def run(job: Job, resume: bool = False, say: Callable[[str], None] | None = None
     """Run every instance of ``job`` in turn (in this process); returns the job summary."""
     say = say or (lambda s: print(f"puzzlebatch run: {s}", file=sys.stderr))
     path, run_id, done, interrupted_at = _open_ledger(job, resume)
-    results, t0 = [], time.perf_counter()
+    results, t0 = [], work_clock()
     with contextlib.ExitStack() as stack:
         argvs = job.argvs
         sched = job.common.get("scheduler", "")
@@ -454,7 +454,7 @@ def run(job: Job, resume: bool = False, say: Callable[[str], None] | None = None
                      for v in argvs]
         _run_instances(job, argvs, path, run_id, done, interrupted_at, results, t0, say)
     summary = {"job": job.name, "family": job.family, "verb": " ".join(job.verb), "instances": len(job.argvs),
-               "ran": len(results), "skipped": len(done), "seconds": time.perf_counter() - t0,
+               "ran": len(results), "skipped": len(done), "seconds": work_clock() - t0,
                "out": str(path), "run_id": run_id}
     from puzzlebatch.results.store import ResultsStore
 
@@ -478,7 +478,7 @@ def _run_instances(job, argvs, path, run_id, done, interrupted_at, results, t0, 
             argv.append("--resume")
         say(f"instance {i + 1}/{len(job.argvs)}: puzzlebatch {' '.join(argv)}")
         out = io.StringIO()
-        t = time.perf_counter()
+        t = work_clock()
         with contextlib.redirect_stdout(out):
             status = cli_main(argv)
         text = out.getvalue()
@@ -490,14 +490,14 @@ def _run_instances(job, argvs, path, run_id, done, interrupted_at, results, t0, 
             lg = st.run(run_id)
             if status != 0:
                 lg.set_result({"interrupted_at": i, "status": status})
-                lg.finish("interrupted" if status == 130 else "failed", seconds=time.perf_counter() - t0)
+                lg.finish("interrupted" if status == 130 else "failed", seconds=work_clock() - t0)
                 if status == 130:  # Ctrl-C: the instance checkpointed itself; --resume continues it
                     say(f"interrupted at instance {i + 1}; continue with: puzzlebatch run {job.path} --resume")
                     raise KeyboardInterrupt
                 raise JobError(f"{job.path}: instance {i + 1} ({' '.join(argv)}) stopped with status {status}; "
                                f"the {len(done) + len(results)} instance(s) before it are stored in {path}; "
                                "fix it and rerun with --resume")
-            lg.append_items(instance=[i], status=[status], seconds=[time.perf_counter() - t], result=[dumps(doc)])
+            lg.append_items(instance=[i], status=[status], seconds=[work_clock() - t], result=[dumps(doc)])
         results.append(doc)
 
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import numpy as np
 
+from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.errors import PuzzleInputError
 from puzzlebatch.puzzles.polyomino import cover as C
 from puzzlebatch.puzzles.polyomino import packing as P
@@ -22,9 +22,10 @@ DEFAULT_HEURISTIC = "none"
 
 
 def _host_rules():
-    from puzzlebatch.jit import compile_rules
+    """The compiled rules, for host-side steps (the batch DFS's unit: nothing is compiled twice)."""
+    from puzzlebatch.cpu_fallback.search import search_unit
 
-    return compile_rules(rules, "cpu", inline=False)
+    return search_unit(rules)
 
 
 @dataclass
@@ -86,11 +87,11 @@ def choose_branch(ec: C.ExactCover, prune: bool = DEFAULT_PRUNE, probes: int = 4
         est = float(d.estimate_item(root, root.copy(), np.int32(0), np.int64(eng.enc.goal), np.int64(probes),
                                     np.int64(seed), t))
         out = np.zeros(OUT_WIDTH, np.int64)
-        t0 = time.perf_counter()
+        t0 = work_clock()
         d.dfs_item(root.copy(), np.zeros(eng.enc.goal + 1, np.int32), np.int32(0), np.int32(0),
                    np.int64(eng.enc.goal), np.int64(sample), np.int64(0), np.int64(0),
                    np.zeros((1, len(root)), np.int64), out, t)
-        per_node = (time.perf_counter() - t0) / max(1, int(out[OUT_NODES]))
+        per_node = (work_clock() - t0) / max(1, int(out[OUT_NODES]))
         report[mode] = {"estimated_nodes": est, "predicted_seconds": est * per_node}
     best = min(report, key=lambda m: report[m]["predicted_seconds"])
     return best, report
@@ -114,7 +115,7 @@ def warm_up(backend: Backend, enumerate: bool = False) -> float:
     key = backend.name + ("+enumerate" if enumerate else "")
     if key in _WARM:
         return 0.0
-    t0 = time.perf_counter()
+    t0 = work_clock()
     from puzzlebatch.puzzles.polyomino import shapes as S
 
     pk = P.build(P.parse_board("4x2"), S.load_pieces("dominoes", unlimited=True))
@@ -127,7 +128,7 @@ def warm_up(backend: Backend, enumerate: bool = False) -> float:
     if enumerate:
         enumerate_solutions(engine(pk.cover), ())
     _WARM.add(key)
-    return time.perf_counter() - t0
+    return work_clock() - t0
 
 
 # -- counting -----------------------------------------------------------------------------------------------------
@@ -203,7 +204,7 @@ def count_packing_run(pk: P.Packing, backend: Backend, mode: str = DEFAULT_MODE,
     searched one and its images under the board's symmetries) as rows of option ids, sorted and -1 padded,
     before the ``on_batch`` call of the launch that found it (so a checkpoint covers exactly the rows stored).
     """
-    t0 = time.perf_counter()
+    t0 = work_clock()
     eng = engine(pk.cover, mode, prune)
     syms = P.symmetries(pk) if distinct else P.symmetries(pk)[:1]
     img = P.option_images(pk, syms) if len(syms) > 1 else None
@@ -254,7 +255,7 @@ def count_packing_run(pk: P.Packing, backend: Backend, mode: str = DEFAULT_MODE,
             note = f"{len(rest)} subproblem(s) kept symmetries and were enumerated"
     result = CountResult(solutions=int(n_all), distinct=int(n_distinct) if distinct else None,
                          symmetries=len(syms), leaves=len(leaves), nodes=int(nodes),
-                         seconds=elapsed + time.perf_counter() - t0, backend=backend.name, branch=eng.mode,
+                         seconds=elapsed + work_clock() - t0, backend=backend.name, branch=eng.mode,
                          prune=eng.prune, complete=complete, note=note)
     return result, left, totals
 
@@ -272,11 +273,11 @@ class SolveResult:
 def solve_packing(pk: P.Packing, backend: Backend, mode: str = DEFAULT_MODE, prune: bool = DEFAULT_PRUNE,
                   heuristic: str = DEFAULT_HEURISTIC, settings: SearchSettings | None = None,
                   pool=None) -> SolveResult:
-    t0 = time.perf_counter()
+    t0 = work_clock()
     order = P.option_order(pk, heuristic) if heuristic != "none" else None
     eng = engine(pk.cover, mode, prune, order)
     if eng.dead:
-        return SolveResult(False, [], 0, time.perf_counter() - t0, backend.name)
+        return SolveResult(False, [], 0, work_clock() - t0, backend.name)
     dfs = BatchDFS(eng.problem, backend, settings, pool=pool)
     totals, _ = dfs.first()
     placements = []
@@ -284,7 +285,7 @@ def solve_packing(pk: P.Packing, backend: Backend, mode: str = DEFAULT_MODE, pru
         opts = C.decode(eng.enc, totals.solutions[0])
         placements = [(pk.cover.option_group[o], pk.option_cells[o]) for o in opts]
         P.validate(pk, placements)
-    return SolveResult(bool(totals.solutions), placements, totals.nodes, time.perf_counter() - t0, backend.name)
+    return SolveResult(bool(totals.solutions), placements, totals.nodes, work_clock() - t0, backend.name)
 
 
 # -- enumeration (CPU) -----------------------------------------------------------------------------------------

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import sys
-import time
 from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
 
+from puzzlebatch.jit.clock import command_compile_seconds
+from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.errors import PuzzleInputError
 
 DEFAULT_RESULTS_DIR = Path("results")
@@ -83,7 +84,6 @@ def run_solve(args) -> int:
 
     pk = load_packing(args)
     backend = select_backend(args.backend)
-    compile_s = RP.warm_up(backend)
     from puzzlebatch.runners.distributed import open_pool
 
     with open_pool(args.scheduler, args.backend, args.item_seconds) as pool:
@@ -91,7 +91,8 @@ def run_solve(args) -> int:
                                _settings(args, backend), pool=pool)
     doc = {"solved": res.solved, "placements": placements_json(pk, res.placements) if res.solved else [],
            "board": list(pk.board.size), "pieces": [p.name for p in pk.pieces], "nodes": res.nodes,
-           "seconds": res.seconds, "compile_seconds": compile_s, "backend": res.backend, "device": backend.device}
+           "seconds": res.seconds, "compile_seconds": command_compile_seconds(), "backend": res.backend,
+           "device": backend.device}
     if args.png and res.solved:
         from puzzlebatch.results.pictures import draw_packing
 
@@ -103,7 +104,7 @@ def run_solve(args) -> int:
         if legend(pk):
             print(legend(pk))
         print(f"{res.nodes} nodes in {res.seconds:.3f} s on {backend.name} ({backend.device}); "
-              f"+{compile_s:.1f} s compiling")
+              f"+{command_compile_seconds():.1f} s compiling")
         if "picture" in doc:
             print(f"picture: {doc['picture']}")
     else:
@@ -143,7 +144,6 @@ def run_count(args) -> int:
         def on_batch(front, tot):
             progress.update(1)
             progress.set_postfix(count=tot.count, items_left=len(front), nodes=tot.nodes)
-    compile_s = RP.warm_up(backend, enumerate=args.all)
     rest = totals = None
     ids = np.int16 if len(pk.cover.options) < 32767 else np.int32  # placement ids, compactly
     sink = (lambda rows: session.run.append_items(solution=rows.astype(ids))) if args.all else None
@@ -164,7 +164,7 @@ def run_count(args) -> int:
         if pool.distributed:
             print("\n".join(pool.work.lines()), file=sys.stderr)
     doc = res.to_json() | {"board": list(pk.board.size), "pieces": [p.name for p in pk.pieces],
-                           "device": backend.device, "compile_seconds": compile_s}
+                           "device": backend.device, "compile_seconds": command_compile_seconds()}
     out = None
     if session is not None:
         doc |= session.finish(doc, res.complete, rest, totals, res.seconds)
@@ -178,7 +178,7 @@ def run_count(args) -> int:
         d = "" if res.distinct is None else f", {res.distinct} distinct up to the board's {res.symmetries} " \
                                             "symmetries"
         print(f"{pk.board.label} with {args.pieces}: {res.solutions} solutions{d}")
-        print(f"{res.nodes} nodes in {res.seconds:.3f} s on {res.backend} (+{compile_s:.1f} s compiling)")
+        print(f"{res.nodes} nodes in {res.seconds:.3f} s on {res.backend} (+{command_compile_seconds():.1f} s compiling)")
         if out is not None:
             print(f"results: {out} (run {doc['run_id']})" + (" - draw one with: puzzlebatch show "
                                                              f"{out} --run {doc['run_id']} --solution K"
@@ -327,7 +327,7 @@ def run_dlx_solve(args) -> int:
         raise PuzzleInputError(f"dlx: no such file {args.file}")
     ec = read_dlx(path.read_text(), str(path))
     backend = select_backend(args.backend)
-    t0 = time.perf_counter()
+    t0 = work_clock()
     eng = RP.engine(ec, args.branch, False)
     doc = {"items": ec.n_items, "primary": ec.n_primary, "options": len(ec.options), "backend": backend.name,
            "branch": eng.mode}
@@ -347,7 +347,7 @@ def run_dlx_solve(args) -> int:
 
                 chosen = [[ec.items[i] for i in ec.options[o]] for o in decode(eng.enc, totals.solutions[0])]
             doc |= {"solved": bool(chosen), "options_chosen": chosen, "nodes": totals.nodes}
-    doc["seconds"] = time.perf_counter() - t0
+    doc["seconds"] = work_clock() - t0
     if args.json:
         print_json(doc)
     elif args.count:

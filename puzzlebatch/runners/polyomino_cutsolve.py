@@ -20,6 +20,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.errors import PuzzleInputError
 from puzzlebatch.puzzles.polyomino import cutsearch_rules as R
 from puzzlebatch.puzzles.polyomino import shapes as S
@@ -116,9 +117,9 @@ def build(mask: np.ndarray, classes: Sequence[S.Piece], limit: int | None = None
 
 def _host_rules():
     """The rules compiled for the CPU (host-side steps of every backend)."""
-    from puzzlebatch.cpu_fallback.polyomino_cut import drivers
+    from puzzlebatch.cpu_fallback.polyomino_cut import rules
 
-    return drivers().rules
+    return rules()
 
 
 def seeded(pb: Problem, seed: int, order: str = "random") -> np.ndarray:
@@ -224,7 +225,8 @@ def solve(mask: np.ndarray, classes: Sequence[S.Piece], backend: Backend, seed: 
     from further back, so the restarts climb back when a prefix leaves an unsolvable remainder; an item restarted
     from the root for the r-th time gets ``luby(r)`` times the base budget (Luby's universal schedule: mostly short, and unbounded, so on a board
     without tiling an item eventually exhausts the whole tree, which proves there is none)."""
-    t0 = time.perf_counter()
+    t0 = time.perf_counter()  # the time limit is wall time
+    w0 = work_clock()  # reported seconds leave compiling out
     pb = build(mask, classes, rotate=rotate, endgame=endgame, window=window, weights=weights,
                classcheck=classcheck)
     d = _drivers(backend)
@@ -256,13 +258,13 @@ def solve(mask: np.ndarray, classes: Sequence[S.Piece], backend: Backend, seed: 
         won = np.flatnonzero(out[:, OUT_STATUS] == STOPPED)
         if len(won):
             i = int(won[0])
-            return CutSearch(True, decode(pb, sols[i, 0]), nodes, rounds, portfolio, time.perf_counter() - t0,
+            return CutSearch(True, decode(pb, sols[i, 0]), nodes, rounds, portfolio, work_clock() - w0,
                              backend.name, winner_seed=int(states[i, t[R.S_SEED]]), budgets=[b])
         for i in range(portfolio):
             depth = int(out[i, OUT_DEPTH])
             if out[i, OUT_STATUS] == DONE:
                 if roots[i] == 0:  # the whole tree, searched: no tiling
-                    return CutSearch(False, [], nodes, rounds, portfolio, time.perf_counter() - t0, backend.name,
+                    return CutSearch(False, [], nodes, rounds, portfolio, work_clock() - w0, backend.name,
                                      proved_none=True)
                 depth = int(roots[i])  # exhausted below its restart point: climb further back
             fails[i] += 1
@@ -282,7 +284,7 @@ def solve(mask: np.ndarray, classes: Sequence[S.Piece], backend: Backend, seed: 
                 root_restarts[i] += 1
                 budgets[i] = max(budgets[i], int(root_budget[i]) * luby(int(root_restarts[i])))
         if time_limit is not None and time.perf_counter() - t0 > time_limit:
-            return CutSearch(False, [], nodes, rounds, portfolio, time.perf_counter() - t0, backend.name)
+            return CutSearch(False, [], nodes, rounds, portfolio, work_clock() - w0, backend.name)
 
 
 @dataclass
@@ -356,7 +358,7 @@ def solve_pieces(board, pieces: Sequence[S.Piece], backend: Backend, seed: int =
     once): shape classes, :func:`solve`, placements mapped back to the input pieces, validated independently."""
     from puzzlebatch.runners import polyomino_large as L
 
-    t0 = time.perf_counter()
+    w0 = work_clock()
     if board.dim != 2:
         raise PuzzleInputError("--method cut: flat boards only")
     classes, members = shape_classes(pieces)
@@ -372,7 +374,7 @@ def solve_pieces(board, pieces: Sequence[S.Piece], backend: Backend, seed: int =
             placements.append((members[k][nxt[k]], cells))
             nxt[k] += 1
         L.validate_tiling(pieces, w, h, placements, mask)
-    return CutSolved(res.solved, placements, len(classes), res.nodes, res.rounds, time.perf_counter() - t0,
+    return CutSolved(res.solved, placements, len(classes), res.nodes, res.rounds, work_clock() - w0,
                      res.backend, res.proved_none, res.solved)
 
 

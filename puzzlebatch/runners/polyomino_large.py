@@ -15,12 +15,12 @@ random-cut puzzles (generate and solve back).
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 import numpy as np
 
+from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.errors import PuzzleInputError
 from puzzlebatch.puzzles.polyomino import shapes as S
 from puzzlebatch.puzzles.polyomino import strip as ST
@@ -86,15 +86,15 @@ def count_strip(pieces: Sequence[S.Piece], w: int, h: int, backend: Backend, met
                 on_progress: Callable[[int, int], None] | None = None, graph: ST.ProfileGraph | None = None,
                 chunk_columns: int = 64) -> StripCount:
     """Exact number of tilings of a ``w x h`` rectangle with unlimited copies of ``pieces`` (see module doc)."""
-    t0 = time.perf_counter()
+    t0 = work_clock()
     m, n, transpose = strip_orientation(w, h)
     g = graph or ST.profile_graph(pieces, m, transpose)
-    t_graph = time.perf_counter() - t0
+    t_graph = work_clock() - t0
     z = g.zero_index()
     base = dict(board=(w, h), backend=backend.name if method == "crt" else "cpu", graph_seconds=t_graph,
                 profiles=g.n_states, edges=g.n_edges, window=g.window)
     if z < 0:
-        return StripCount(0, method=method, seconds=time.perf_counter() - t0, **base)
+        return StripCount(0, method=method, seconds=work_clock() - t0, **base)
     steps = n * m
     if method == "bigint":
         cur = np.zeros(len(g.states[0]), dtype=object)
@@ -109,7 +109,7 @@ def count_strip(pieces: Sequence[S.Piece], w: int, h: int, backend: Backend, met
             cur = nxt
             if on_progress is not None and (s + 1) % (m * chunk_columns) == 0:
                 on_progress(s + 1, steps)
-        return StripCount(int(cur[z]), method=method, seconds=time.perf_counter() - t0, **base)
+        return StripCount(int(cur[z]), method=method, seconds=work_clock() - t0, **base)
     if method != "crt":
         raise PuzzleInputError(f"--exact: unknown method {method!r} (crt or bigint)")
     log2 = float_log2(g, n)
@@ -139,7 +139,7 @@ def count_strip(pieces: Sequence[S.Piece], w: int, h: int, backend: Backend, met
     value = ST.crt(res[:-1], [int(p) for p in primes[:-1]])
     if value % int(primes[-1]) != res[-1]:
         raise RuntimeError(f"CRT check failed: {k - 1} primes do not hold the count (float estimate 2^{log2})")
-    return StripCount(value, method=method, seconds=time.perf_counter() - t0, moduli=[int(p) for p in primes],
+    return StripCount(value, method=method, seconds=work_clock() - t0, moduli=[int(p) for p in primes],
                       log2_estimate=log2, **base)
 
 
@@ -213,17 +213,17 @@ def solve_bands(pieces: Sequence[S.Piece], w: int, h: int, seed: int = 0, height
     try (default 3..5).  Returns ``solved=False`` when no split of the long side into tileable bands exists —
     which does not prove the rectangle has no tiling (a tiling may need pieces across every band boundary).
     """
-    t0 = time.perf_counter()
+    t0 = work_clock()
     rng = np.random.default_rng(seed)
     length, stack = min(w, h), max(w, h)
     transpose = h < w  # band cells are (along, across); boards wider than tall are scanned along y
     # In band coordinates x runs along the band (length), y across it (stack); map back at the end.
     cand = [k for k in (heights or range(3, 6)) if k <= stack]
     graphs = band_graphs(pieces, length, cand, transpose=transpose)
-    t_graph = time.perf_counter() - t0
+    t_graph = work_clock() - t0
     split = split_height(stack, sorted(graphs), rng) if graphs else None
     if split is None:
-        return BandSolution(False, (w, h), [], [], time.perf_counter() - t0, t_graph)
+        return BandSolution(False, (w, h), [], [], work_clock() - t0, t_graph)
     placements = []
     y0 = 0
     for i, bh in enumerate(split):
@@ -237,7 +237,7 @@ def solve_bands(pieces: Sequence[S.Piece], w: int, h: int, seed: int = 0, height
         y0 += bh
         if on_band is not None:
             on_band(i + 1, len(split))
-    return BandSolution(True, (w, h), placements, split, time.perf_counter() - t0, t_graph)
+    return BandSolution(True, (w, h), placements, split, work_clock() - t0, t_graph)
 
 
 def validate_tiling(pieces: Sequence[S.Piece], w: int, h: int, placements, mask: np.ndarray | None = None) -> None:
@@ -301,7 +301,7 @@ def solve_cut(board, pieces: Sequence[S.Piece], backend: Backend, branch: str = 
     from puzzlebatch.puzzles.polyomino import packing as P
     from puzzlebatch.runners import polyomino as RP
 
-    t0 = time.perf_counter()
+    t0 = work_clock()
     classes, members = shape_classes(pieces)
     pk = P.build(board, classes)
     res = RP.solve_packing(pk, backend, branch)
@@ -316,4 +316,4 @@ def solve_cut(board, pieces: Sequence[S.Piece], backend: Backend, branch: str = 
         for x, y in board.playable:
             mask[y, x] = True
         validate_tiling(pieces, w, h, placements, mask)
-    return CutSolution(res.solved, placements, len(classes), res.nodes, time.perf_counter() - t0, res.backend)
+    return CutSolution(res.solved, placements, len(classes), res.nodes, work_clock() - t0, res.backend)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from puzzlebatch.jit.clock import command_compile_seconds
 from puzzlebatch.errors import PuzzleInputError
 
 BAND_AUTO_CELLS = 2500  # solve --unlimited on a plain rectangle of more cells than this goes band by band
@@ -148,18 +149,16 @@ def run_solve_classes(args) -> int:
     """Each piece once, identical shapes merged into classes with counts (random-cut puzzles)."""
     from puzzlebatch.cli import print_json
     from puzzlebatch.puzzles.polyomino import packing as P
-    from puzzlebatch.runners import polyomino as RP
     from puzzlebatch.runners import polyomino_large as L
     from puzzlebatch.runners.backend import select_backend
 
     board, pieces = pieces_once_on_a_board(args, "classes")
     backend = select_backend(args.backend)
-    compile_s = RP.warm_up(backend)
     # measured on random cuts: the most constrained cell is 3x (12x12) to 20x (16x16) faster than the first cell
     res = L.solve_cut(board, pieces, backend, "mrv" if args.branch == "first" else args.branch)
     doc = {"solved": res.solved, "validated": res.solved, "method": "classes", "board": list(board.size),
            "pieces": [p.name for p in pieces], "classes": res.classes, "nodes": res.nodes, "seconds": res.seconds,
-           "compile_seconds": compile_s, "backend": res.backend, "device": backend.device,
+           "compile_seconds": command_compile_seconds(), "backend": res.backend, "device": backend.device,
            "placements": [{"piece": pieces[k].name, "cells": sorted([int(x), int(y)] for x, y in cells)}
                           for k, cells in res.placements]}
     if args.json:
@@ -176,7 +175,7 @@ def run_solve_classes(args) -> int:
         if w * h <= 20000:
             print("\n".join("".join(r) for r in grid))
         print(f"{len(pieces)} pieces in {res.classes} shape classes placed, validated; {res.nodes} nodes in "
-              f"{res.seconds:.3f} s on {res.backend} (+{compile_s:.1f} s compiling)")
+              f"{res.seconds:.3f} s on {res.backend} (+{command_compile_seconds():.1f} s compiling)")
     else:
         print(f"no solution ({res.nodes} nodes searched in {res.seconds:.3f} s on {res.backend})")
     return 0

@@ -9,13 +9,13 @@ batch size, the budget or the backend.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Callable
 
 import numpy as np
 
+from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.puzzles.search import BUDGET, DONE, OUT_COUNT, OUT_DEPTH, OUT_NODES, OUT_NSOL, OUT_STATUS, \
     OUT_WIDTH, STOPPED
 from puzzlebatch.runners.backend import Backend
@@ -210,7 +210,7 @@ class BatchDFS:
 
             return count_on_pool(self, self.pool, frontier, totals, on_batch, max_batches,
                                  item_seconds=self.pool.item_seconds, summary=self.pool.work, sink=sink)
-        t0 = time.perf_counter()
+        t0 = work_clock()
         totals = totals or SearchTotals()
         nodes0, items0 = totals.nodes, totals.items
         if frontier is None:
@@ -220,7 +220,7 @@ class BatchDFS:
             return self._count_here(frontier, totals, on_batch, max_batches, sink)
         finally:
             if self.pool is not None:
-                self.pool.work.add("local", totals.items - items0, totals.nodes - nodes0, time.perf_counter() - t0,
+                self.pool.work.add("local", totals.items - items0, totals.nodes - nodes0, work_clock() - t0,
                                    self.backend.name)
 
     def _count_here(self, frontier: Frontier, totals: SearchTotals, on_batch, max_batches, sink):

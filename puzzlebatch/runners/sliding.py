@@ -6,11 +6,11 @@ Pattern databases live in :mod:`puzzlebatch.runners.sliding_pdb`.
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.errors import PuzzleInputError
 from puzzlebatch.puzzles.sliding import rules
 from puzzlebatch.puzzles.sliding.model import DIRECTIONS, Board, direction_from_blank_first, goal_board, replay, \
@@ -96,15 +96,16 @@ def bfs_run(state: BFSState, backend: Backend, *, chunk: int = 1 << 19, on_layer
     Each layer is cut into chunks: the backend expands a chunk (unrank, move the blank, rank the children), then
     the host marks the children not seen yet with ``(depth + 1) % 15`` and appends them to the next layer.
     """
-    from puzzlebatch.cpu_fallback.sliding import bfs_mark
+    from puzzlebatch.cpu_fallback.sliding import drivers as cpu_drivers
 
     d = drivers(backend)
+    bfs_mark = cpu_drivers().bfs_mark
     rows, cols, n = state.rows, state.cols, state.n
     fact = factorials(n)
     cls = int(rules.state_class(np.array(goal_board(rows, cols, state.goal).tiles, np.int64), n, cols))
     added = 0
     while len(state.frontier) and (max_layers is None or added < max_layers):
-        t0 = time.perf_counter()
+        t0 = work_clock()
         value = (state.depth + 1) % 15
         parts = []
         for lo in range(0, len(state.frontier), chunk):
@@ -115,7 +116,7 @@ def bfs_run(state: BFSState, backend: Backend, *, chunk: int = 1 << 19, on_layer
             m = bfs_mark(out, state.packed, value, buf)
             parts.append(buf[:m].copy())
         nxt = np.concatenate(parts) if parts else np.empty(0, np.int64)
-        state.seconds += time.perf_counter() - t0
+        state.seconds += work_clock() - t0
         if len(nxt) == 0:
             break
         state.frontier = nxt
@@ -258,9 +259,9 @@ def solve_batch(boards: list[Board], goal: str, heuristic: str, backend: Backend
             ida_batch(arr[:1] * 0 + np.arange(rows * cols), rows, cols, HEURISTICS[heuristic], max_len, *tables,
                       paths[:1].copy(), stats[:1].copy())
             _warm.add(key)
-        t0 = time.perf_counter()
+        t0 = work_clock()
         ida_batch(arr, rows, cols, HEURISTICS[heuristic], max_len, *tables, paths, stats)
-        seconds = time.perf_counter() - t0
+        seconds = work_clock() - t0
         for j, (i, b, why) in enumerate(todo):
             length, nodes, status, iters, h0 = (int(v) for v in stats[j])
             if status != rules.ST_SOLVED:

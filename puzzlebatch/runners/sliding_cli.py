@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
+from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.errors import PuzzleInputError
 from puzzlebatch.puzzles.sliding.model import GOALS, Board, goal_board, parse_board, parse_size, read_instances, \
     replay, solvability
@@ -254,7 +255,7 @@ def _solve_file(args, size) -> int:
     if start:  # rebuild the committed results from the store
         for j in range(start):
             results.append(_from_row(done_rows, j, instances[j][0], args.goal, heuristic, backend.name))
-    t0 = time.perf_counter()
+    t0 = work_clock()
     try:
         chunks = [instances[lo:lo + batch] for lo in range(start, len(instances), batch)]
         task = SolveTask(args.goal, heuristic, args.backend if pool.distributed else backend.name,
@@ -273,14 +274,14 @@ def _solve_file(args, size) -> int:
             progress.update(len(rs))
     except KeyboardInterrupt:
         progress.close()
-        run.finish("interrupted", seconds=time.perf_counter() - t0)
+        run.finish("interrupted", seconds=work_clock() - t0)
         store.close()
         pool.close()
         _say(f"interrupted; resume with the same command and --out {out} --resume")
         return 130
     progress.close()
     pool.close()
-    total_s = time.perf_counter() - t0
+    total_s = work_clock() - t0
     summary = {"instances": len(results), "solved": sum(r.solvable for r in results),
                "nodes": sum(r.nodes for r in results), "seconds": total_s,
                "load_seconds": pdbs.load_seconds if pdbs else 0.0, "work": pool.work.to_json()}
@@ -328,7 +329,7 @@ class SolveTask:
         from puzzlebatch.runners.backend import select_backend
         from puzzlebatch.runners.distributed import _worker_name
 
-        t0 = time.perf_counter()
+        t0 = work_clock()
         backend = select_backend(self.backend)
         pdbs = None
         if self.cache_dir is not None:
@@ -341,7 +342,7 @@ class SolveTask:
         boards = [Board(self.rows, self.cols, tuple(int(x) for x in t)) for t in tiles]
         rs = sliding.solve_batch(boards, self.goal, self.heuristic, backend, pdbs=pdbs, max_len=self.max_len)
         return {"results": rs, "worker": _worker_name(), "backend": backend.name,
-                "seconds": time.perf_counter() - t0}
+                "seconds": work_clock() - t0}
 
 
 def _from_row(rows: dict, j: int, board: Board, goal: str, heuristic: str, backend: str):
@@ -435,13 +436,13 @@ class PdbTask:
         from puzzlebatch.runners.backend import select_backend
         from puzzlebatch.runners.distributed import _worker_name
 
-        t0 = time.perf_counter()
+        t0 = work_clock()
         backend = select_backend(self.backend)
         res = sliding_pdb.build_pattern(self.rows, self.cols, pattern, backend, Path(self.folder),
                                         partition_name=self.partition, checkpoint_every=self.checkpoint_every,
                                         max_layers=self.max_layers)
         return {"file": str(res), "worker": _worker_name(), "backend": backend.name,
-                "seconds": time.perf_counter() - t0}
+                "seconds": work_clock() - t0}
 
 
 def _pdb_build_on_pool(args, rows, cols, name, pats, folder) -> int:

@@ -6,8 +6,8 @@ values of disjoint patterns add up to an admissible heuristic.  The build is a b
 ``(placement, blank region)``: the blank's free moves through empty cells are folded into its region (named by
 its smallest cell), so every edge left costs one and plain BFS layers are exact.
 
-Each pattern's table is one HDF5 file in the cache folder (``$PUZZLEBATCH_CACHE`` or ``~/.cache/puzzlebatch``,
-``--cache-dir`` on the command line): dataset ``distances`` (uint8, contiguous, so it is memory-mapped on load)
+Each pattern's table is one HDF5 file in the cache folder (:func:`cache_dir`: ``--cache-dir`` on the command line,
+``$PUZZLEBATCH_CACHE``, or the puzzlebatch cache folder): dataset ``distances`` (uint8, contiguous, so it is memory-mapped on load)
 with the board size, the tiles, the goal (``blank-first``) and the partitions it was built for in attributes.
 An interrupted build leaves ``<name>.partial.h5`` (checkpointed between layers) and resumes from it.
 """
@@ -23,6 +23,7 @@ from pathlib import Path
 import h5py
 import numpy as np
 
+from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.errors import PuzzleInputError
 from puzzlebatch.puzzles.sliding import rules
 from puzzlebatch.runners.backend import Backend
@@ -46,13 +47,15 @@ DEFAULT_PARTITION = {(3, 3): "4-4", (4, 4): "6-6-3", (5, 5): "6-6-6-6"}
 
 
 def cache_dir(override: str | os.PathLike | None = None) -> Path:
+    """``--cache-dir``, else ``$PUZZLEBATCH_CACHE`` (pattern databases only), else the puzzlebatch cache folder
+    (``$PUZZLEBATCH_CACHE_DIR`` or the user's cache folder: :func:`puzzlebatch.jit.cache.cache_root`)."""
     if override:
         return Path(override)
-    env = os.environ.get("PUZZLEBATCH_CACHE")
-    if env:
-        return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "puzzlebatch"
+    if os.environ.get("PUZZLEBATCH_CACHE"):
+        return Path(os.environ["PUZZLEBATCH_CACHE"])
+    from puzzlebatch.jit.cache import cache_root
+
+    return cache_root()
 
 
 def pattern_file(rows: int, cols: int, tiles, folder: Path) -> Path:
@@ -91,7 +94,7 @@ def build_pattern(rows: int, cols: int, tiles, backend: Backend, folder: Path, *
 
     Raises KeyboardInterrupt through after checkpointing when interrupted between layers.
     """
-    from puzzlebatch.cpu_fallback.sliding import pdb_mark
+    from puzzlebatch.cpu_fallback.sliding import drivers as cpu_drivers
     from puzzlebatch.runners.sliding import drivers
 
     n, k = rows * cols, len(tiles)
@@ -116,10 +119,11 @@ def build_pattern(rows: int, cols: int, tiles, backend: Backend, folder: Path, *
         frontier = np.array([code], np.int64)
         depth, seconds, counts = 0, 0.0, [1]
     d = drivers(backend)
+    pdb_mark = cpu_drivers().pdb_mark
     last_ck = time.perf_counter()
     layers = 0
     while len(frontier) and (max_layers is None or layers < max_layers):
-        t0 = time.perf_counter()
+        t0 = work_clock()
         parts = []
         for lo in range(0, len(frontier), chunk):
             codes = frontier[lo:lo + chunk]
@@ -132,7 +136,7 @@ def build_pattern(rows: int, cols: int, tiles, backend: Backend, folder: Path, *
         depth += 1
         layers += 1
         counts.append(len(frontier))
-        seconds += time.perf_counter() - t0
+        seconds += work_clock() - t0
         if progress is not None:
             progress(depth, len(frontier), seconds)
         if len(frontier) and (time.perf_counter() - last_ck >= checkpoint_every or max_layers is not None):
@@ -254,7 +258,7 @@ def missing(rows: int, cols: int, name: str | None, folder: Path) -> list[tuple[
 
 def load(rows: int, cols: int, name: str | None, folder: Path) -> PatternDatabases:
     name, pats = partition(rows, cols, name)
-    t0 = time.perf_counter()
+    t0 = work_clock()
     files = [pattern_file(rows, cols, p, folder) for p in pats]
     absent = [str(f) for f in files if not f.exists()]
     if absent:
@@ -263,7 +267,7 @@ def load(rows: int, cols: int, name: str | None, folder: Path) -> PatternDatabas
     for f, p in zip(files, pats):
         check_table(f, rows, cols, p)
     tables = [load_table(f) for f in files]
-    return PatternDatabases(rows, cols, name, list(pats), tables, files, time.perf_counter() - t0)
+    return PatternDatabases(rows, cols, name, list(pats), tables, files, work_clock() - t0)
 
 
 def ensure(rows: int, cols: int, name: str | None, backend: Backend, folder: Path, *, say=None,

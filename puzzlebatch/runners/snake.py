@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import numpy as np
 
+from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.puzzles.snake import encode, rules
 from puzzlebatch.puzzles.snake.model import Box, Chain, check_fits, is_valid_embedding
 from puzzlebatch.runners.backend import Backend
@@ -98,7 +98,7 @@ def count(chain: Chain, box: Box, backend: Backend, settings: SearchSettings | N
     ``sink(cells, weights)``, if given, receives the embeddings searched: rows of the cell index of cube
     1..N, each standing for ``weight`` embeddings (itself and its images under the symmetries merged into its
     work item); the weights add up to the count."""
-    t0 = time.perf_counter()
+    t0 = work_clock()
     dfs = searcher(chain, box, backend, settings, pool)
     w = encode.n_words(box.volume)
     to_cells = None if sink is None else (lambda states, weights: sink(states[:, w:w + box.volume], weights))
@@ -109,7 +109,7 @@ def count(chain: Chain, box: Box, backend: Backend, settings: SearchSettings | N
         raise AssertionError(f"{totals.count} embeddings is not a multiple of the {n_sym} symmetries")
     result = CountResult(chain=chain.letters, box=str(box), embeddings=totals.count,
                          distinct=totals.count // n_sym, symmetries=n_sym, nodes=totals.nodes,
-                         seconds=elapsed + time.perf_counter() - t0, backend=backend.name, complete=complete)
+                         seconds=elapsed + work_clock() - t0, backend=backend.name, complete=complete)
     return result, rest, totals
 
 
@@ -117,7 +117,7 @@ def solve(chain: Chain, box: Box, backend: Backend, settings: SearchSettings | N
           pool=None) -> SolveResult:
     """One folding, or none: the first in depth-first order over one representative of each symmetry class
     (the same on a cluster: ``pool``)."""
-    t0 = time.perf_counter()
+    t0 = work_clock()
     dfs = searcher(chain, box, backend, settings, pool)
     totals, _ = dfs.first()
     cells = None
@@ -127,4 +127,4 @@ def solve(chain: Chain, box: Box, backend: Backend, settings: SearchSettings | N
             raise AssertionError(f"search returned an invalid folding: {idx.tolist()}")
         cells = encode.coords_of(idx, box).tolist()
     return SolveResult(chain=chain.letters, box=str(box), solved=cells is not None, cells=cells,
-                       nodes=totals.nodes, seconds=time.perf_counter() - t0, backend=backend.name)
+                       nodes=totals.nodes, seconds=work_clock() - t0, backend=backend.name)

@@ -28,6 +28,10 @@ branched on at each depth, then scratch words.
 WORD_BITS = 63
 M63 = 9223372036854775807  # (1 << 63) - 1
 
+# Large rules kept out of line when the rest is inlined into the per-item DFS (see puzzlebatch.jit.unit): inlining
+# them at every call site cost most of the compile time and bought no measurable speed.
+NOT_INLINED = ("dead_region", "branch_item", "mrv_item", "enclosed_item", "fill_sums")
+
 MODE_FIRST = 0
 MODE_MRV = 1
 MODE_ENCLOSED = 2  # the empty cell with the fewest empty neighbours (every option through it is a candidate)
