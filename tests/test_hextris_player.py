@@ -263,3 +263,40 @@ def test_play_out_at_the_time_limit_records_an_unfinished_run_then_resumes(capsy
     with ResultsStore(out, "r") as store:
         run = store.run(first["run_id"])
         assert run.attrs["status"] == "done" and sorted(run.items()["problemId"].tolist()) == [21, 23]
+
+
+@pytest.mark.parametrize("pid", [6, 24])
+def test_compiled_reachability_equals_the_plain_python_one(cpu, pid):
+    """The weaver's legal-reachability test (``rules.row_reachable``, compiled) against the plain-Python walk, from
+    random positions between the spawn row and the target's, with random sets of positions already visited in
+    their row."""
+    from puzzlebatch.puzzles.hextris import rules
+    from puzzlebatch.puzzles.hextris.phrases import _reachable, _reachable_plain, _reverse_bfs, _signed, _Unit
+
+    problem = official_problem(pid)
+    rng = random.Random(pid)
+    sim = Playouts([problem], cpu)
+    places, g = _placements(sim, problem, problem.source_seeds[0], 12)
+    tab = [int(v) for v in problem_tables(problem)]
+    tab_arr = np.array(problem_tables(problem))
+    games = sim.new_games(problem.source_seeds[:1])
+    checked = {True: 0, False: 0}
+    for place in places:
+        board = [int(v) & ((1 << 64) - 1) for v in games.boards[0]]
+        u = int(games.states[0, rules.S_UNIT])
+        unit = _Unit(tab, board, u, tab_arr, _signed(board))
+        target = (place[0] - (place[1] >> 1), place[1], tab[unit.crot + place[2] % 6])
+        dist = _reverse_bfs(unit, target, 0)
+        rows = {}  # every valid position from the spawn row down to the target's, by row
+        for y in range(int(games.states[0, rules.S_PR]), target[1] + 1):
+            rows[y] = [(q, y, tab[unit.crot + r]) for q in range(-8 - y, problem.width + 8) for r in range(6)
+                       if unit.fits((q, y, tab[unit.crot + r]))]
+        for _ in range(30):
+            row = rows[rng.choice([y for y in rows if rows[y]])]
+            p = rng.choice(row)
+            visited = {p} | set(rng.sample(row, min(len(row), rng.randrange(0, 12))))
+            plain = _reachable_plain(unit, p, visited, target, dist)
+            assert _reachable(unit, p, visited, target, dist) == plain
+            checked[plain] += 1
+        sim.run_placements(games, np.array(place)[None, None, :], record=False)
+    assert checked[True] > 0 and checked[False] > 0

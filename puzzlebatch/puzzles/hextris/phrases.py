@@ -53,6 +53,7 @@ class _Unit:
         self.tab_arr, self.board_arr = tab_arr, board_arr
         self.crot = tab[rules.H_CROT] + u * 6
         self._fits: dict = {}
+        self.scratch = None  # rules.row_reachable's marks and queue
 
     def fits(self, p) -> bool:
         f = self._fits.get(p)
@@ -68,8 +69,9 @@ class _Unit:
 class _Dist:
     """Distances to the target by position ``(pq, pr, rot)`` (``in``: the target is reachable from there)."""
 
-    def __init__(self, tab, d: list):
+    def __init__(self, tab, d: list, arr: np.ndarray | None = None):
         self.d = d
+        self.arr = arr  # the same as int64, for rules.row_reachable
         self.border, self.slots = tab[rules.H_BORDER], tab[rules.H_NSLOTS]
         self.rows = tab[rules.H_NROWS]
 
@@ -97,11 +99,30 @@ def _reverse_bfs(unit: _Unit, target, top_row: int) -> _Dist:
     work = np.zeros(2 * tab[rules.H_NPOS], np.int64)
     weave_rules().reverse_distances(unit.board_arr, unit.tab_arr, unit.u, target[0], target[1], target[2],
                                     top_row, work)
-    return _Dist(tab, work[: tab[rules.H_NPOS]].tolist())
+    npos = tab[rules.H_NPOS]
+    return _Dist(tab, work[:npos].tolist(), work[:npos].copy())
 
 
-def _reachable(unit: _Unit, p, visited: set, target, dist: dict) -> bool:
-    """True when ``target`` can be reached legally from ``p`` with ``visited`` marked in ``p``'s row."""
+def _reachable(unit: _Unit, p, visited: set, target, dist: _Dist) -> bool:
+    """True when ``target`` can be reached legally from ``p`` with ``visited`` marked in ``p``'s row
+    (``rules.row_reachable``, compiled for the CPU)."""
+    if p == target:
+        return True
+    if dist.arr is not None:
+        from puzzlebatch.cpu_fallback.hextris import weave_rules
+
+        ids = np.array([dist._id(v) for v in visited if dist._id(v) >= 0] or [-1], np.int64)
+        if unit.scratch is None:
+            npos = unit.tab[rules.H_NPOS]
+            unit.scratch = (np.zeros(npos + 1, np.int64), np.zeros(npos, np.int64))
+        return bool(weave_rules().row_reachable(unit.board_arr, unit.tab_arr, unit.u, p[0], p[1], p[2], ids,
+                                                len(ids), target[0], target[1], target[2], dist.arr,
+                                                *unit.scratch))
+    return _reachable_plain(unit, p, visited, target, dist)
+
+
+def _reachable_plain(unit: _Unit, p, visited: set, target, dist: _Dist) -> bool:
+    """:func:`_reachable` in plain Python (the oracle of the compiled rule)."""
     if p == target:
         return True
     seen = {p}

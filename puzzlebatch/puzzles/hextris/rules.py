@@ -875,3 +875,56 @@ def reverse_distances(board, tab, u, tq, tr, trot, top_row, work):
             work[npos + tail] = nid
             tail += 1
     return tail
+
+
+def row_reachable(board, tab, u, pq, pr, rot, visited, n_visited, tq, tr, trot, dist, marks, queue):
+    """True when unit ``u`` can go legally from ``(pq, pr, rot)`` to the target ``(tq, tr, trot)``: a walk along its
+    row (E, W, CW, CCW) avoiding the positions ``visited[:n_visited]`` (ids: the row's positions visited so far)
+    and those it passes, then (unless the target is in the row) a downward move onto a position from which the
+    target is reachable at all (``dist[id] > 0``, from :func:`reverse_distances`).  A fresh row is never a repeat,
+    and the reverse search's shortest paths never repeat a position, so this test is exact.
+
+    ``marks`` (``n_positions + 1`` words, the last a call counter) and ``queue`` (``n_positions``) are scratch.
+    Used by the phrase weaver (``phrases.py``) before it commits to a phrase."""
+    npos = tab[H_NPOS]
+    border = tab[H_BORDER]
+    crot = tab[H_CROT] + u * 6
+    target = position_id(tab, u, tq, tr, trot)
+    start = position_id(tab, u, pq, pr, rot)
+    if start == target:
+        return True
+    stamp = marks[npos] + 1
+    marks[npos] = stamp
+    marks[start] = stamp
+    queue[0] = start
+    head = 0
+    tail = 1
+    while head < tail:
+        pid = queue[head]
+        head += 1
+        q, r, o = position_of(tab, pid)
+        for cmd in range(6):
+            nq, nr, no = moved(q, r, o, cmd)
+            px = nq + (nr >> 1) + border
+            if px < 0 or px >= tab[H_NSLOTS] or nr + border < 0 or nr + border >= tab[H_NROWS]:
+                continue  # no valid position lies there
+            nid = position_id(tab, u, nq, nr, tab[crot + no])
+            if cmd == C_SW or cmd == C_SE:
+                if dist[nid] > 0:
+                    return True
+                continue
+            seen = False
+            for k in range(n_visited):
+                if visited[k] == nid:
+                    seen = True
+                    break
+            if seen:
+                continue
+            if nid == target:
+                return True
+            if marks[nid] == stamp or dist[nid] <= 0 or not fits(board, tab, u, nq, nr, tab[crot + no]):
+                continue
+            marks[nid] = stamp
+            queue[tail] = nid
+            tail += 1
+    return False
