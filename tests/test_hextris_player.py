@@ -5,6 +5,7 @@ reference scores (tests/test_hextris_model.py)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 
@@ -300,3 +301,28 @@ def test_compiled_reachability_equals_the_plain_python_one(cpu, pid):
             checked[plain] += 1
         sim.run_placements(games, np.array(place)[None, None, :], record=False)
     assert checked[True] > 0 and checked[False] > 0
+
+
+def test_opening_spells_the_long_phrases_and_the_plan_goes_on_from_it(cpu):
+    """``phrases.opening``: drops units at a side until one that can turn is current, then spells the two
+    51-character phrases (units lock wherever the phrase's moves are blocked); the beam player plans the rest of
+    the game from there and the spelled solution (prefix + woven placements) replays exactly."""
+    from puzzlebatch.puzzles.hextris.phrases import opening
+
+    problem = dataclasses.replace(official_problem(7), source_length=25)
+    phrases = load_phrases()
+    longs = [p.lower() for p in phrases if len(p) == 51]
+    seed = problem.source_seeds[0]
+    found = opening(problem_tables(problem).tolist(), seed, phrases)
+    prefix, key = found[0]
+    assert key[0] == -2 and all(p in prefix for p in longs)
+    game = play(problem, seed, prefix)
+    assert not game.errored and game.units_locked >= 1
+    plan, = BeamPlayer(problem, cpu, beam=2, keep=2).plan([seed], prefixes=[prefix])
+    assert plan.prefix == prefix and len(plan.placements) == problem.source_length - game.units_locked
+    solved, = spell([plan], cpu, phrases)
+    text = solved.entry["solution"]
+    assert text.startswith(prefix) and all(p in text for p in longs)
+    exact = score_solution(problem, seed, text, phrases)
+    assert (exact.move_score, exact.total) == (solved.move_score, solved.total) and exact.end == "out_of_units"
+    assert exact.move_score == plan.move_score

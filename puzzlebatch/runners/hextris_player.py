@@ -96,6 +96,8 @@ class GamePlan:
     placements: list[tuple[int, int, int]]
     move_score: int
     end: str
+    #: commands played before the placements (an opening that spells long phrases, ``phrases.opening``)
+    prefix: str = ""
 
 
 def _top_per_group(groups: np.ndarray, values: np.ndarray, k: int) -> np.ndarray:
@@ -144,7 +146,7 @@ class BeamPlayer:
         self.sim = Playouts([self.problem], self.backend)
 
     def plan(self, seeds, soft_deadline: float | None = None, hard_deadline: float | None = None,
-             budget: float | None = None) -> list[GamePlan]:
+             budget: float | None = None, prefixes: list[str] | None = None) -> list[GamePlan]:
         """Play every seed; after ``soft_deadline`` (``time.perf_counter()``) the search narrows to beam 1,
         keep 1; at ``hard_deadline`` it stops and each game keeps its best state so far (a legal partial game).
 
@@ -155,7 +157,8 @@ class BeamPlayer:
         With ``budget`` (seconds), the beam width adapts after every unit so that the whole sequence
         (``source_length`` units) would take about ``budget``: the seconds per unit and per beam state measured so
         far give the widest beam (between 1 and ``max_beam``, at most doubling or halving per unit) that the time
-        left allows for the units left.  Without it the beam is ``beam`` throughout."""
+        left allows for the units left.  Without it the beam is ``beam`` throughout.  ``prefixes[g]``: commands
+        game ``g`` plays first (an opening); its plan's placements are those of the units after them."""
         seeds = [int(s) for s in seeds]
         self.beams_used = []
         self.placements_evaluated = 0
@@ -166,6 +169,9 @@ class BeamPlayer:
         n = len(seeds)
         weights = np.asarray(self.weights, dtype=np.float64)
         cur = self.sim.new_games(seeds)
+        prefixes = [""] * n if prefixes is None else [str(x) for x in prefixes]
+        if any(prefixes):
+            self.sim.run_commands(cur, prefixes)
         owner = np.arange(n)
         node = np.full(n, -1, np.int64)
         parents: list[np.ndarray] = []  # per depth: parent node ids (global numbering)
@@ -257,7 +263,7 @@ class BeamPlayer:
                 left = max(1, self.problem.source_length - step)
                 allowed = (budget - (now - t_start)) / left / max(rate, 1e-9)
                 width = int(min(self.max_beam, 2 * width, max(1, width // 2, allowed)))
-        return self._plans(seeds, best_node, best_score, best_end, parents, places)
+        return self._plans(seeds, best_node, best_score, best_end, parents, places, prefixes)
 
     def _ahead(self, ch: GameBatch, ch_owner: np.ndarray, values: np.ndarray, weights: np.ndarray) -> np.ndarray:
         """Each child's value replaced by that of its best placement of the next unit (the sequence is known); a
@@ -275,7 +281,7 @@ class BeamPlayer:
             out[live] = best[live]
         return out
 
-    def _plans(self, seeds, best_node, best_score, best_end, parents, places) -> list[GamePlan]:
+    def _plans(self, seeds, best_node, best_score, best_end, parents, places, prefixes) -> list[GamePlan]:
         n = len(seeds)
         all_parents = np.concatenate(parents) if parents else np.zeros(0, np.int64)
         all_places = np.concatenate(places) if places else np.zeros((0, 3), np.int64)
@@ -288,7 +294,8 @@ class BeamPlayer:
             while k >= 0:
                 seq.append(tuple(int(v) for v in all_places[k]))
                 k = int(all_parents[k])
-            out.append(GamePlan(self.problem, seeds[g], seq[::-1], int(best_score[g]), END_NAMES[int(best_end[g])]))
+            out.append(GamePlan(self.problem, seeds[g], seq[::-1], int(best_score[g]), END_NAMES[int(best_end[g])],
+                                prefixes[g]))
         return out
 
 
@@ -319,6 +326,8 @@ def spell(plans: list[GamePlan], backend: Backend, phrases: list[str], *, tag: s
         gi = [i for i, p in enumerate(plans) if p.problem.id == pid]
         sim = Playouts([prob], backend)
         games = sim.new_games([plans[i].seed for i in gi])
+        if any(plans[i].prefix for i in gi):
+            sim.run_commands(games, [plans[i].prefix for i in gi])
         k = max(1, max(len(plans[i].placements) for i in gi))
         tg = np.zeros((len(gi), k, 3), np.int64)
         nt = np.zeros(len(gi), np.int64)
@@ -328,7 +337,7 @@ def spell(plans: list[GamePlan], backend: Backend, phrases: list[str], *, tag: s
                 tg[r, : len(pl)] = pl
             nt[r] = len(pl)
         for r, s in zip(gi, solution_strings(sim.run_placements(games, (tg, nt)))):
-            plain[r] = s
+            plain[r] = plans[r].prefix + s
     entries, woven_flags = [], []
     tabs = {pid: problem_tables(p).tolist() for pid, p in problems.items()}
     for i, p in enumerate(plans):
@@ -338,7 +347,7 @@ def spell(plans: list[GamePlan], backend: Backend, phrases: list[str], *, tag: s
             if weave_phrases and phrases and (deadline is None or time.perf_counter() < deadline):
                 entries.append({"problemId": p.problem.id, "seed": p.seed, "tag": tag,
                                 "solution": weave(tabs[p.problem.id], p.seed, p.placements, phrases,
-                                                  deadline=deadline, across=across)})
+                                                  deadline=deadline, across=across, prefix=p.prefix)})
                 woven_flags.append(True)
     run = score_solutions(problems, entries, phrases, backend)
     best: dict[tuple[int, int], int] = {}
@@ -374,9 +383,9 @@ def _warm_up(problem: Problem, backend: Backend) -> None:
     """Compile the kernels the player uses (numba compiles on first call) on one unit of one game."""
     sim = Playouts([problem], backend)
     g = sim.new_games(problem.source_seeds[:1])
-    pl, _ = sim.lockable(g)[0]
-    if len(pl):
-        sim.run_placements(g.take([0]), pl[:1, None, :])
+    pl, _, n = sim.evaluate(g)
+    if n[0]:
+        sim.run_placements(g.take([0]), pl[:1, :1, :])
     sim.run_commands(g, ["l"])
 
 
@@ -384,8 +393,12 @@ def play_problems(problems: list[Problem], backend: Backend, *, seeds: dict[int,
                   weights=None, beam: int = 4, keep: int = 8, phrases: list[str] | None = None,
                   seconds: float | None = None, tag: str = "puzzlebatch-beam", weave_phrases: bool = True,
                   on_problem=None, adaptive: bool = True, max_beam: int = 256, plan_share: float = 0.6,
-                  timings: list | None = None, megabytes: float | None = None) -> list[Solved]:
+                  timings: list | None = None, megabytes: float | None = None, openings: bool = True) -> list[Solved]:
     """Plan and spell every seed of every problem (``seeds[problem.id]`` overrides the seeds played).
+
+    With ``openings`` (and phrases woven), a seed that has an opening spelling the long phrases
+    (:func:`puzzlebatch.puzzles.hextris.phrases.opening`) is planned twice in the same batch, from the start and
+    after the opening; the exact scorer keeps the better.
 
     With ``seconds``, the kernels are compiled first, then each problem gets a share of the time left proportional
     to its units × seeds × width.  With ``adaptive`` (the default) the planning gets ``plan_share`` of the share as
@@ -417,12 +430,20 @@ def play_problems(problems: list[Problem], backend: Backend, *, seeds: dict[int,
             soft = start + 0.8 * (mine - start)  # past it: greedy; the rest of the share for the weaving
             budget = plan_share * (mine - start) if adaptive else None
         cap = None if megabytes is None else games_for_memory(p, backend, megabytes)
-        if weights.ndim == 2:  # a portfolio: every seed once per weight row, in one batch
-            player = BeamPlayer(p, backend, np.repeat(weights, len(s), axis=0), beam, keep, max_beam, cap)
-            plans = player.plan(list(s) * len(weights), soft, hard, budget)
-        else:
-            player = BeamPlayer(p, backend, weights, beam, keep, max_beam, cap)
-            plans = player.plan(s, soft, hard, budget)
+        games, prefixes = list(s), [""] * len(s)
+        if openings and weave_phrases and phrases:
+            from puzzlebatch.puzzles.hextris.phrases import opening
+
+            tab = problem_tables(p).tolist()
+            for seed in s:
+                found = opening(tab, seed, phrases)
+                if found:
+                    games.append(seed)
+                    prefixes.append(found[0][0])
+        rows = len(weights) if weights.ndim == 2 else 1  # a portfolio: every game once per weight row, one batch
+        w = np.repeat(weights, len(games), axis=0) if weights.ndim == 2 else weights
+        player = BeamPlayer(p, backend, w, beam, keep, max_beam, cap)
+        plans = player.plan(games * rows, soft, hard, budget, prefixes * rows)
         t_plan = time.perf_counter()
         solved = spell(plans, backend, phrases, tag=tag, weave_phrases=weave_phrases, deadline=mine)
         out.extend(solved)

@@ -258,7 +258,7 @@ class PhraseMatcher:
 
 
 def weave(tab: list, seed: int, placements, phrases: list[str], max_tries: int = 100000,
-          deadline: float | None = None, lookahead: bool = True, across: bool = True) -> str:
+          deadline: float | None = None, lookahead: bool = True, across: bool = True, prefix: str = "") -> str:
     """A command string locking the game's units at ``placements`` (``(pivot x, pivot y, rot)`` each, as
     :meth:`Playouts.lockable` lists them) and spelling phrases of power wherever the board allows.
 
@@ -272,7 +272,9 @@ def weave(tab: list, seed: int, placements, phrases: list[str], max_tries: int =
     along the shortest path.  With ``across``, a phrase may also run on past a unit's lock into the next units'
     moves (the lock is one of its characters, every lock on the way at its planned placement): long phrases fit
     on low boards.  Past ``deadline`` (``time.perf_counter()``) no more phrases are tried (the remaining units
-    take shortest paths).  Raises ``ValueError`` if a placement is not reachable (a player bug).
+    take shortest paths).  ``prefix`` (an :func:`opening`) is played first; ``placements`` are then those of the
+    units after it, the first one from wherever the prefix left it.  Raises ``ValueError`` if a placement is not
+    reachable (a player bug).
     """
     matcher = PhraseMatcher(phrases)
     used: set[int] = set()
@@ -324,6 +326,20 @@ def weave(tab: list, seed: int, placements, phrases: list[str], max_tries: int =
         emit(best, [cmd])
 
     carry = None  # the visited set of the current unit's row, when a phrase ran on past a lock into it
+    if prefix:
+        cmds = phrase_commands(prefix)
+        carry = set()
+        for c in cmds:
+            locked = state[rules.S_LOCKED]
+            rules.step(state, board, vis, tab, c)
+            u = state[rules.S_UNIT]
+            now = (state[rules.S_PQ], state[rules.S_PR], tab[tab[rules.H_CROT] + u * 6 + state[rules.S_ROT]])
+            carry = {now} if (c in DOWN or state[rules.S_LOCKED] != locked) else carry | {now}
+        if state[rules.S_END] != rules.END_IN_PROGRESS:
+            raise ValueError(f"prefix {prefix!r}: the game does not go on after it")
+        ac[0], _, done = matcher.run(0, prefix)
+        used.update(done)
+        out.append(prefix)
     infos: dict = {}  # unit index -> (unit, target, distances) on the board it spawns on (same for every path)
 
     def planned(j, u):
@@ -452,6 +468,108 @@ def weave(tab: list, seed: int, placements, phrases: list[str], max_tries: int =
             raise ValueError(f"placement {(px, py, rot)}: the woven path did not lock there")  # pragma: no cover
         i += 1
     return "".join(out)
+
+
+def _plain_game(tab: list, seed: int):
+    """A game in plain Python: the table with unsigned row masks and board, and the state, board, visited set."""
+    tab = [int(v) for v in tab]
+    nw = tab[rules.H_NW]
+    for base, n in ((tab[rules.H_ROWMASK], nw), (tab[rules.H_BOARD0], tab[rules.H_HEIGHT] * nw)):
+        for k in range(base, base + n):
+            tab[k] &= (1 << 64) - 1
+    state = [0] * rules.STATE_LEN
+    board = [0] * (tab[rules.H_HEIGHT] * nw)
+    vis = [0] * tab[rules.H_VISWORDS]
+    rules.init_game(state, board, vis, tab, seed)
+    return tab, state, board, vis
+
+
+def _drop(t, state, board, vis, side: int) -> str | None:
+    """Commands that take the current unit as far as it goes to one side (``side`` -1: W, +1: E) and then down
+    until it locks (SW and SE in turn, whichever is free), played on the game; None if the game ends or errs."""
+    out = []
+    u = state[rules.S_UNIT]
+    crot = t[rules.H_CROT] + u * 6
+    sideways = rules.C_W if side < 0 else rules.C_E
+    moves = [sideways] * (t[rules.H_WIDTH] + 8)
+    locked = state[rules.S_LOCKED]
+    for cmd in moves:
+        q, r, o = rules.moved(state[rules.S_PQ], state[rules.S_PR], state[rules.S_ROT], cmd)
+        if not rules.fits(board, t, u, q, r, t[crot + o]):
+            break
+        rules.step(state, board, vis, t, cmd)
+        out.append(cmd)
+    while state[rules.S_LOCKED] == locked and state[rules.S_END] == rules.END_IN_PROGRESS:
+        down = rules.C_SW if len(out) % 2 else rules.C_SE
+        q, r, o = rules.moved(state[rules.S_PQ], state[rules.S_PR], state[rules.S_ROT], down)
+        if not rules.fits(board, t, u, q, r, t[crot + o]):
+            other = rules.C_SE + rules.C_SW - down
+            q, r, o = rules.moved(state[rules.S_PQ], state[rules.S_PR], state[rules.S_ROT], other)
+            if rules.fits(board, t, u, q, r, t[crot + o]):
+                down = other
+        rules.step(state, board, vis, t, down)
+        out.append(down)
+    if state[rules.S_END] != rules.END_IN_PROGRESS:
+        return None
+    return "".join(CANONICAL_CHAR[c] for c in out)
+
+
+def opening(tab: list, seed: int, phrases: list[str], min_len: int = 40, max_skips: int = 3,
+            limit: int = 4000) -> list[tuple[str, tuple]]:
+    """Openings that spell the long phrases (``min_len`` characters or more) early in the game: the phrase dictates
+    the moves and a unit locks wherever a move is blocked (the next unit goes on with the phrase) -- a long phrase
+    needs more rows than the paths to the planned locks give it.
+
+    A candidate drops the first units (none to ``max_skips``) to the bottom at one side or the other until a unit
+    that can turn (a phrase of power turns) is the current one, moves it sideways by some columns, then spells the
+    phrases in some order, one after the other; one whose game errs (a repeated position) or ends is dropped.
+    At most ``limit`` candidates are played (plain Python, about a millisecond each).
+
+    Returns ``[(prefix, key)]``, best first: the most long phrases spelled, then the fewest full cells in the spawn
+    zone's rows, then the fewest units locked.  Empty when no phrase fits.
+    """
+    longs = [p for p in dict.fromkeys(p.lower() for p in phrases) if len(p) >= min_len and phrase_commands(p)]
+    if not longs:
+        return []
+    orders = [longs] if len(longs) == 1 else [longs, longs[::-1]] + [[p] for p in longs]
+    zone = tab[rules.H_ZONE]
+    nw = tab[rules.H_NW]
+    width = tab[rules.H_WIDTH]
+    out: list[tuple[str, tuple]] = []
+    tried = 0
+    leads = [("", _plain_game(tab, seed))]
+    for _ in range(max_skips + 1):
+        after = []
+        for lead, (t, state, board, vis) in leads:
+            u = state[rules.S_UNIT]
+            if t[t[rules.H_PERIOD] + u] > 1:  # this unit can turn: try the phrases from here
+                for shift in sorted(range(-width, width + 1), key=abs):
+                    side = "p" if shift < 0 else "b"
+                    for order in orders:
+                        if tried >= limit:
+                            break
+                        tried += 1
+                        text = lead + side * abs(shift) + "".join(order)
+                        t2, st, bd, vs = t, list(state), list(board), list(vis)
+                        for c in phrase_commands(side * abs(shift) + "".join(order)):
+                            rules.step(st, bd, vs, t2, c)
+                            if st[rules.S_END] != rules.END_IN_PROGRESS:
+                                break
+                        if st[rules.S_END] != rules.END_IN_PROGRESS:
+                            continue
+                        top = sum(bin(bd[y * nw + k]).count("1") for y in range(min(zone, t2[rules.H_HEIGHT]))
+                                  for k in range(nw))
+                        out.append((text, (-len(order), top, st[rules.S_LOCKED])))
+            for side in (-1, 1):  # drop this unit at a side and look at the next one
+                st, bd, vs = list(state), list(board), list(vis)
+                moves = _drop(t, st, bd, vs, side)
+                if moves is not None:
+                    after.append((lead + moves, (t, st, bd, vs)))
+        if any(k[0] == -len(longs) and k[1] == 0 for _, k in out) or tried >= limit:
+            break
+        leads = after
+    out.sort(key=lambda c: c[1])
+    return out
 
 
 def placements_of(tab: list, seed: int, solution: str) -> list[tuple[int, int, int]]:
