@@ -3,7 +3,7 @@ Python, side by side in one run.
 
 For each problem, ``--states`` beam states are taken mid-game (the greedy policy plays ``--units`` units from
 every seed), and every lockable placement of each state's unit is evaluated: the lock and its line clears on a
-scratch board, then the hex board features (``rules.evaluate_placements`` through ``Playouts.evaluate``, numba
+scratch board, then the hex board features (``evaluation.evaluate_placements`` through ``Playouts.evaluate``, numba
 CPU prange over the states, or CUDA).  The peer is the same rule functions run as plain Python (what the
 kernels compile, on numpy arrays as numba's CUDA simulator runs them), on ``--peer-states`` of the states; its
 results must equal the kernel's.  Medians of
@@ -31,7 +31,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import puzzlebatch  # noqa: E402
-from puzzlebatch.puzzles.hextris import rules  # noqa: E402
+from puzzlebatch.puzzles.hextris import evaluation, rules  # noqa: E402
 from puzzlebatch.puzzles.hextris.encode import problem_tables  # noqa: E402
 from puzzlebatch.puzzles.hextris.model import official_problem  # noqa: E402
 from puzzlebatch.runners.backend import select_backend  # noqa: E402
@@ -48,15 +48,15 @@ def _median(fn, repeat):
 
 
 def _plain(tab, games, g, cap):
-    """``rules.evaluate_placements`` as plain Python (the kernels' source) on numpy arrays, for game ``g``."""
+    """``evaluation.evaluate_placements`` as plain Python (the kernels' source) on numpy arrays, for game ``g``."""
     state = games.states[g].copy()
     board = games.boards[g].copy()
     vis = games.vis[g].copy()
     work = np.zeros(2 * tab[rules.H_NPOS], np.int64)
-    scratch = np.zeros(rules.eval_scratch_len(tab), np.int64)
+    scratch = np.zeros(evaluation.eval_scratch_len(tab), np.int64)
     out = np.zeros((cap, 3), np.int64)
-    feats = np.zeros((cap, rules.N_CAND), np.int64)
-    n = rules.evaluate_placements(state, board, vis, tab, work, scratch, out, feats, cap)
+    feats = np.zeros((cap, evaluation.N_CAND), np.int64)
+    n = evaluation.evaluate_placements(state, board, vis, tab, work, scratch, out, feats, cap)
     return n, out[:n], feats[:n]
 
 

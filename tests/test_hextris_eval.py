@@ -1,4 +1,4 @@
-"""The hex board evaluation (``rules.board_eval``, ``rules.evaluate_placements``) against boards worked out by hand,
+"""The hex board evaluation (``evaluation.board_eval``, ``evaluation.evaluate_placements``) against boards worked out by hand,
 and the CPU drivers against the CUDA kernels (numba's simulator on CI) bit for bit.
 
 Boards are drawn row by row, odd rows shifted half a cell to the right (RULES.md §1): ``#`` full, ``.`` empty."""
@@ -10,7 +10,7 @@ import random
 import numpy as np
 import pytest
 
-from puzzlebatch.puzzles.hextris import rules
+from puzzlebatch.puzzles.hextris import evaluation, rules
 from puzzlebatch.puzzles.hextris.encode import problem_tables
 from puzzlebatch.puzzles.hextris.model import official_problem, parse_problem
 from puzzlebatch.runners.hextris import Playouts
@@ -51,21 +51,21 @@ BOARD_A = """
 # # . . #
 # . # # #
 """
-EXPECTED_A = {rules.B_HOLES: 3, rules.B_COVERED: 1, rules.B_WELLS: 3, rules.B_ROW_TRANS: 12,
-              rules.B_DOWN_TRANS: 19, rules.B_MASS: 23, rules.B_HEIGHT: 4, rules.B_DANGER: 2}
+EXPECTED_A = {evaluation.B_HOLES: 3, evaluation.B_COVERED: 1, evaluation.B_WELLS: 3, evaluation.B_ROW_TRANS: 12,
+              evaluation.B_DOWN_TRANS: 19, evaluation.B_MASS: 23, evaluation.B_HEIGHT: 4, evaluation.B_DANGER: 2}
 
 
 def _expected(d: dict) -> list[int]:
-    return [d[k] for k in range(rules.N_BOARD)]
+    return [d[k] for k in range(evaluation.N_BOARD)]
 
 
 def _plain_eval(problem) -> list[int]:
-    """``rules.board_eval`` run as plain Python on lists (the initial board of the problem)."""
+    """``evaluation.board_eval`` run as plain Python on lists (the initial board of the problem)."""
     tab = [int(v) for v in problem_tables(problem)]
     nw = tab[rules.H_NW]
     board = [tab[tab[rules.H_BOARD0] + k] for k in range(problem.height * nw)]
-    feats = [0] * rules.N_BOARD
-    rules.board_eval(board, tab, feats, [0] * (2 * nw))
+    feats = [0] * evaluation.N_BOARD
+    evaluation.board_eval(board, tab, feats, [0] * (2 * nw))
     return feats
 
 
@@ -94,8 +94,8 @@ BOARD_B = """
 . # # # # .
 . . . . . .
 """
-EXPECTED_B = {rules.B_HOLES: 0, rules.B_COVERED: 5, rules.B_WELLS: 2, rules.B_ROW_TRANS: 8,
-              rules.B_DOWN_TRANS: 27, rules.B_MASS: 8, rules.B_HEIGHT: 2, rules.B_DANGER: 1}
+EXPECTED_B = {evaluation.B_HOLES: 0, evaluation.B_COVERED: 5, evaluation.B_WELLS: 2, evaluation.B_ROW_TRANS: 8,
+              evaluation.B_DOWN_TRANS: 27, evaluation.B_MASS: 8, evaluation.B_HEIGHT: 2, evaluation.B_DANGER: 1}
 
 
 def test_board_features_under_a_shelf(cpu):
@@ -120,16 +120,16 @@ def test_evaluated_placement_clears_its_row(cpu):
     places, feats, counts = sim.evaluate(games)
     rows = [tuple(r) for r in places[0, : counts[0]].tolist()]
     f = feats[0, rows.index((2, 2, 0))]
-    assert f[rules.C_POINTS] == 101 and f[rules.C_PLACE + rules.F_LINES] == 1
-    assert f[rules.C_BOARD:].tolist() == _expected({rules.B_HOLES: 0, rules.B_COVERED: 0, rules.B_WELLS: 0,
-                                                    rules.B_ROW_TRANS: 6, rules.B_DOWN_TRANS: 7, rules.B_MASS: 0,
-                                                    rules.B_HEIGHT: 0, rules.B_DANGER: 0})
+    assert f[evaluation.C_POINTS] == 101 and f[evaluation.C_PLACE + rules.F_LINES] == 1
+    assert f[evaluation.C_BOARD:].tolist() == _expected({evaluation.B_HOLES: 0, evaluation.B_COVERED: 0, evaluation.B_WELLS: 0,
+                                                    evaluation.B_ROW_TRANS: 6, evaluation.B_DOWN_TRANS: 7, evaluation.B_MASS: 0,
+                                                    evaluation.B_HEIGHT: 0, evaluation.B_DANGER: 0})
     # every candidate's board features are those of the board its placement leaves (placed by the kernel)
     for k, place in enumerate(rows):
         child = games.take([0])
         sim.run_placements(child, np.array(place)[None, None, :], record=False)
-        assert child.move_scores[0] == feats[0, k, rules.C_POINTS]
-        assert sim.board_features(child.boards)[0].tolist() == feats[0, k, rules.C_BOARD:].tolist()
+        assert child.move_scores[0] == feats[0, k, evaluation.C_POINTS]
+        assert sim.board_features(child.boards)[0].tolist() == feats[0, k, evaluation.C_BOARD:].tolist()
 
 
 def _cells(tab, u, place) -> frozenset:
@@ -155,7 +155,7 @@ def test_candidates_are_the_lockable_positions_one_per_cell_set(cpu, pid):
         keep = sorted(first.values())
         assert counts[g] == len(keep) > 0
         assert np.array_equal(places[g, : counts[g]], pl[keep])
-        assert np.array_equal(feats[g, : counts[g], rules.C_PLACE:rules.C_BOARD], f[keep])
+        assert np.array_equal(feats[g, : counts[g], evaluation.C_PLACE:evaluation.C_BOARD], f[keep])
     if pid == 18:  # its first unit is a cell with the pivot outside: positions lock the same cells
         assert counts.sum() < sum(len(pl) for pl, _ in sim.lockable(games))
 
@@ -174,8 +174,8 @@ def test_candidate_features_are_those_of_the_boards_left(cpu, pid):
     children = games.take([g for g, _ in rows])
     sim.run_placements(children, np.array([places[g, k] for g, k in rows])[:, None, :], record=False)
     got = np.array([feats[g, k] for g, k in rows])
-    assert np.array_equal(got[:, rules.C_POINTS], children.move_scores - games.move_scores[[g for g, _ in rows]])
-    assert np.array_equal(got[:, rules.C_BOARD:], sim.board_features(children.boards))
+    assert np.array_equal(got[:, evaluation.C_POINTS], children.move_scores - games.move_scores[[g for g, _ in rows]])
+    assert np.array_equal(got[:, evaluation.C_BOARD:], sim.board_features(children.boards))
     assert len(rows) > 50
 
 

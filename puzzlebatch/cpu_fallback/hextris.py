@@ -15,7 +15,7 @@ from functools import lru_cache
 from numba import prange
 
 from puzzlebatch import jit
-from puzzlebatch.puzzles.hextris import rules
+from puzzlebatch.puzzles.hextris import evaluation, rules
 
 
 @jit.driver(parallel=True)
@@ -72,7 +72,7 @@ def drivers() -> jit.Unit:
     boards), and every rule (e.g.
     ``reverse_distances`` for the phrase weaver).  A large rule set: plain njit rules compile several times faster
     than force-inlined ones."""
-    return jit.unit("hextris", "cpu", rules=[rules], templates=[sys.modules[__name__]], inline=False)
+    return jit.unit("hextris", "cpu", rules=[rules, evaluation], templates=[sys.modules[__name__]], inline=False)
 
 
 def weave_rules() -> jit.Unit:

@@ -16,7 +16,7 @@ from numba import cuda  # a module global: the simulator swaps it for its fake i
 
 from puzzlebatch import jit
 from puzzlebatch.config import launch
-from puzzlebatch.puzzles.hextris import rules
+from puzzlebatch.puzzles.hextris import evaluation, rules
 
 
 @jit.kernel
@@ -123,4 +123,4 @@ class HextrisKernels:
 @lru_cache(maxsize=None)
 def drivers() -> HextrisKernels:
     """The kernels compiled together with the hex Tetris rules (built on first use, cached on disk)."""
-    return HextrisKernels(jit.unit("hextris", "cuda", rules=[rules], templates=[sys.modules[__name__]]))
+    return HextrisKernels(jit.unit("hextris", "cuda", rules=[rules, evaluation], templates=[sys.modules[__name__]]))

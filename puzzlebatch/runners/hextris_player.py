@@ -7,7 +7,7 @@ the seed's generator gives, so the search plans with the units that will come):
 
 1. :meth:`Playouts.evaluate` lists, for each beam state, every position where the unit can lock (a breadth-first
    search over positions, pivot × rotation class, in the kernel) with the features of the board each would leave
-   (the lock and its line clears done on a scratch copy, then the hex evaluation ``rules.board_eval``: holes that
+   (the lock and its line clears done on a scratch copy, then the hex evaluation ``evaluation.board_eval``: holes that
    no unit can reach, covered cells, wells, row and down transitions, height, danger in the spawn zone);
 2. each candidate's value is the weighted sum of :data:`FEATURE_NAMES` (the move score it would have, its depth
    and contacts, minus the board features); the ``beam + keep`` best of each game are placed on copies of their
@@ -26,20 +26,18 @@ solution scoring 0 is never returned.
 from __future__ import annotations
 
 import json
-import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.errors import PuzzleInputError
-from puzzlebatch.puzzles.hextris import rules
+from puzzlebatch.puzzles.hextris import evaluation, rules
 from puzzlebatch.puzzles.hextris.encode import problem_tables
 from puzzlebatch.puzzles.hextris.model import Problem
 from puzzlebatch.runners.backend import Backend
-from puzzlebatch.runners.hextris import GameBatch, Playouts, score_solutions, solution_strings
+from puzzlebatch.runners.hextris import GREEDY_WEIGHTS, GameBatch, Playouts, score_solutions, solution_strings
 
 #: the evaluation's weights, one per name.  A state's value is ``w[score] * score + w[depth] * depth +
 #: w[contact] * contact - sum(w[k] * feature[k])`` over the board features (the others): the move score so far, then
@@ -52,8 +50,8 @@ SIGNS = np.array([1, 1, 1, -1, -1, -1, -1, -1, -1, -1, -1], dtype=np.float64)
 #: the best of five hand-set vectors on seed 0 of 20 qualifier problems (bench/RESULTS.md): transitions and mass
 #: weigh most, a line is worth 20 points, a row of danger 90
 DEFAULT_WEIGHTS = np.array([0.2, 0, 0, 0, 0, 3, 3, 5, 3, 0, 90], dtype=np.float64)
-_COLUMNS = (None, rules.C_PLACE + rules.F_DEPTH, rules.C_PLACE + rules.F_CONTACT) + \
-    tuple(rules.C_BOARD + k for k in range(rules.N_BOARD))
+_COLUMNS = (None, evaluation.C_PLACE + rules.F_DEPTH, evaluation.C_PLACE + rules.F_CONTACT) + \
+    tuple(evaluation.C_BOARD + k for k in range(evaluation.N_BOARD))
 
 
 def load_weights(path: str | Path) -> np.ndarray:
@@ -80,7 +78,7 @@ def candidate_values(scores: np.ndarray, feats: np.ndarray, weights: np.ndarray)
     """The value of each candidate child: ``scores`` the parent's move score, ``feats`` the kernel's candidate
     features (``rules.C_*``), ``weights`` one row for all or one row per candidate."""
     x = np.empty((len(feats), len(FEATURE_NAMES)), np.float64)
-    x[:, 0] = scores + feats[:, rules.C_POINTS]
+    x[:, 0] = scores + feats[:, evaluation.C_POINTS]
     for k, col in enumerate(_COLUMNS[1:], start=1):
         x[:, k] = feats[:, col]
     w = np.asarray(weights, dtype=np.float64) * SIGNS
@@ -135,7 +133,8 @@ class BeamPlayer:
     max_games: int | None = None
     units_played: int = 0
     #: 1: a child's value is that of its best continuation with the next unit of the sequence (its placements
-    #: evaluated in the same way, one more kernel call per unit); 0: the child's own value
+    #: evaluated in the same way, one more kernel call per unit); 0: the child's own value.  Not used with a time
+    #: budget, where the same time buys a wider beam
     lookahead: int = 1
     #: candidate placements evaluated by the kernel in the last :meth:`plan`
     placements_evaluated: int = 0
@@ -148,7 +147,9 @@ class BeamPlayer:
     def plan(self, seeds, soft_deadline: float | None = None, hard_deadline: float | None = None,
              budget: float | None = None, prefixes: list[str] | None = None) -> list[GamePlan]:
         """Play every seed; after ``soft_deadline`` (``time.perf_counter()``) the search narrows to beam 1,
-        keep 1; at ``hard_deadline`` it stops and each game keeps its best state so far (a legal partial game).
+        keep 1, placements chosen by the quick greedy score of their placement features (``GREEDY_WEIGHTS``,
+        no board evaluation: the time left goes to the phrase weaving); at ``hard_deadline`` it stops and each
+        game keeps its best state so far (a legal partial game).
 
         For every unit, every lockable placement of every beam state is evaluated in one kernel call
         (:meth:`Playouts.evaluate`); the best ``beam + keep`` children of each game by value are placed
@@ -194,15 +195,27 @@ class BeamPlayer:
                 width = min(width, max(beam, 1))
             self.beams_used.append(beam)
             t_step = now
-            cand, feats, counts = self.sim.evaluate(cur, cap)
-            cap = max(cap, cand.shape[1])
+            if narrow:  # out of time: the quick greedy score on the placement features only (no board evaluation)
+                lock = self.sim.lockable(cur)
+                cand = np.zeros((len(cur), max(1, max(len(pl) for pl, _ in lock)), 3), np.int64)
+                counts = np.array([len(pl) for pl, _ in lock], np.int64)
+                quick = np.full(cand.shape[:2], -np.inf)
+                for i, (pl, f) in enumerate(lock):
+                    cand[i, : len(pl)] = pl
+                    quick[i, : len(pl)] = f @ GREEDY_WEIGHTS
+            else:
+                cand, feats, counts = self.sim.evaluate(cur, cap)
+                cap = max(cap, cand.shape[1])
             si, ci = np.nonzero(np.arange(cand.shape[1])[None, :] < counts[:, None])
             if len(si) == 0:
                 break
             self.placements_evaluated += len(si)
-            f = feats[si, ci]
             own = owner[si]
-            values = candidate_values(cur.move_scores[si], f, weights[own] if weights.ndim == 2 else weights)
+            if narrow:
+                values = quick[si, ci]
+            else:
+                values = candidate_values(cur.move_scores[si], feats[si, ci],
+                                          weights[own] if weights.ndim == 2 else weights)
             pick = _top_per_group(own, values, beam + keep)
             idx, tg, values = si[pick], cand[si[pick], ci[pick]], values[pick]
             ch = cur.take(idx)
@@ -211,7 +224,7 @@ class BeamPlayer:
             ch_owner = owner[idx]
             scores = ch.move_scores
             ended = ch.ends != rules.END_IN_PROGRESS
-            if self.lookahead and not narrow:
+            if self.lookahead and not narrow and budget is None:
                 values = self._ahead(ch, ch_owner, values, weights)
                 order = np.lexsort((np.arange(len(ch)), -values, ch_owner))
                 ch, ch_owner, idx, tg, values = ch.take(order), ch_owner[order], idx[order], tg[order], values[order]
@@ -371,7 +384,7 @@ def state_bytes(problem: Problem, backend: Backend) -> int:
     nw = (problem.width + 63) // 64
     # the state, its BFS work arrays, the evaluation's scratch board and its candidate list (256 rows at least)
     return 8 * (2 * ts.work_len + 2 * ts.board_words + 2 * nw + ts.vis_words + rules.STATE_LEN
-                + 256 * (3 + rules.N_CAND)) + 32 * problem.source_length
+                + 256 * (3 + evaluation.N_CAND)) + 32 * problem.source_length
 
 
 def games_for_memory(problem: Problem, backend: Backend, megabytes: float) -> int:
@@ -401,7 +414,7 @@ def play_problems(problems: list[Problem], backend: Backend, *, seeds: dict[int,
     after the opening; the exact scorer keeps the better.
 
     With ``seconds``, the kernels are compiled first, then each problem gets a share of the time left proportional
-    to its units × seeds × width.  With ``adaptive`` (the default) the planning gets ``plan_share`` of the share as
+    to the square root of its units × seeds × width.  With ``adaptive`` (the default) the planning gets ``plan_share`` of the share as
     its budget and the beam width adapts to it (:meth:`BeamPlayer.plan`, from ``beam`` up to ``max_beam``); past
     80 % of its share the search narrows to greedy (beam 1, keep 1); past 85 % of the whole time the planning
     stops (the games keep their best state: legal partial games) and the phrase weaving tries no more phrases past
@@ -417,7 +430,10 @@ def play_problems(problems: list[Problem], backend: Backend, *, seeds: dict[int,
         weights = weights[0]
     t0 = time.perf_counter()
     seed_lists = [list(dict.fromkeys(seeds[p.id] if seeds and p.id in seeds else p.source_seeds)) for p in problems]
-    work = np.array([p.source_length * len(s) * p.width for p, s in zip(problems, seed_lists)], dtype=np.float64)
+    # each problem's share of the time: the square root of its work (units x seeds x width), so that the problems
+    # of one seed, which count as much in a ranking as those of fifty, still get wide beams
+    work = np.sqrt(np.array([p.source_length * len(s) * p.width for p, s in zip(problems, seed_lists)],
+                            dtype=np.float64))
     if problems and seconds is not None:
         _warm_up(problems[0], backend)
     out: list[Solved] = []
@@ -455,186 +471,3 @@ def play_problems(problems: list[Problem], backend: Backend, *, seeds: dict[int,
         if on_problem is not None:
             on_problem(p, solved)
     return out
-
-
-# -- the `hextris play` command (beam player) -----------------------------------------------------------------------
-def _phrases(args) -> list[str]:
-    from puzzlebatch.puzzles.hextris.model import load_phrases
-
-    if args.no_phrases:
-        return []
-    out = list(args.phrase or [])
-    if args.phrases:
-        out += load_phrases(args.phrases)
-    return out or load_phrases()
-
-
-def run_play_beam(args, problems: list[Problem]) -> int:
-    """``puzzlebatch hextris play`` with the beam player: official solutions (or ``--json`` with scores) on
-    stdout; ``--out`` stores each problem's solutions as it finishes and ``--resume`` skips those."""
-    import sys
-
-    from puzzlebatch.runners.backend import select_backend
-    from puzzlebatch.runners.progress import bar
-
-    if args.resume and not args.out:
-        raise PuzzleInputError("--resume needs --out FILE.h5 (the results file of the interrupted run)")
-    if args.seed is not None and args.all_seeds:
-        raise PuzzleInputError("--seed and --all-seeds: give one of them")
-    if args.beam < 1 or args.keep < 1:
-        raise PuzzleInputError(f"--beam {args.beam} --keep {args.keep}: both must be at least 1")
-    seeds = None
-    if args.seed is not None:
-        for p in problems:
-            if args.seed not in p.source_seeds:
-                raise PuzzleInputError(f"--seed {args.seed}: not a seed of problem {p.id} "
-                                       f"({', '.join(map(str, p.source_seeds))})")
-        seeds = {p.id: [args.seed] for p in problems}
-    weights = load_weights(args.weights) if args.weights else DEFAULT_WEIGHTS
-    phrases = _phrases(args)
-    backend = select_backend(args.backend)
-    t0 = time.perf_counter()  # the time limit is wall time
-    w0 = work_clock()  # reported seconds leave compiling out
-    done: list[dict] = []
-    store = run = None
-    if args.out:
-        from puzzlebatch.results.store import ResultsStore
-
-        params = {"problems": [p.id for p in problems], "weights": np.asarray(weights).tolist(), "beam": args.beam,
-                  "keep": args.keep, "seed": args.seed, "phrases": phrases, "tag": args.tag}
-        out = Path(args.out)
-        if args.resume and not out.exists():
-            raise PuzzleInputError(f"--resume: {out} does not exist; give the --out file of the interrupted run")
-        store = ResultsStore(out, "a")
-        if args.resume:
-            for rid in reversed(store.run_ids()):
-                r = store.run(rid)
-                if r.attrs.get("algorithm") == "beam-play" and r.attrs.get("status") != "done" \
-                        and r.attrs["params"] == params:
-                    run = r
-                    break
-            if run is None:
-                store.close()
-                raise PuzzleInputError(f"--resume: {out} has no unfinished beam play with these settings")
-            ck = run.load_checkpoint()
-            if ck is not None:
-                done = list(ck[1].get("done", []))
-        else:
-            run = store.create_run("hextris", "beam-play", backend=backend.name, device=backend.device, seed=None,
-                                   params=params)
-    finished = {d["entry"]["problemId"] for d in done}
-    todo = [p for p in problems if p.id not in finished]
-    progress = bar("hextris play", unit="problem", total=len(problems))
-    progress.update(len(problems) - len(todo))
-
-    import threading
-
-    play, pool = play_problems, None
-    if getattr(args, "scheduler", None):  # one problem per Dask task (hextris_dist)
-        from puzzlebatch.runners.distributed import open_pool
-        from puzzlebatch.runners.hextris_dist import play_on_pool, problem_specs
-
-        pool = open_pool(args.scheduler, args.backend, args.item_seconds)
-        play = play_on_pool(pool, problem_specs(args.problems, problems))
-    lock = threading.Lock()
-    stopped = [False]  # set at the time limit: the worker thread records nothing more
-
-    def on_problem(p, solved):
-        with lock:
-            if stopped[0]:
-                return
-            done.extend({"entry": s.entry, "move_score": s.move_score, "power_score": s.power_score,
-                         "total": s.total, "end": s.end, "woven": s.woven} for s in solved)
-            if run is not None:
-                run.save_checkpoint({"problem_ids": np.array(sorted({d["entry"]["problemId"] for d in done}))},
-                                    {"done": done})
-            progress.update(1)
-
-    def work():
-        play(todo, backend, seeds=seeds, weights=weights, beam=args.beam, keep=args.keep, phrases=phrases,
-             seconds=None if args.time is None else max(0.1, args.time - (time.perf_counter() - t0)),
-             tag=args.tag, weave_phrases=bool(phrases), on_problem=on_problem)
-
-    late = False
-    try:
-        if args.time is None:
-            work()
-        else:
-            # in a worker thread, so that the limit holds even during a long step (numba compiling on first use,
-            # one long weave): at the limit the problems finished so far are reported
-            worker = threading.Thread(target=work, daemon=True)
-            worker.start()
-            worker.join(max(0.0, t0 + 0.95 * args.time - 0.3 - time.perf_counter()))
-            late = worker.is_alive()
-    except KeyboardInterrupt:
-        progress.close()
-        if run is not None:
-            run.finish("interrupted", seconds=work_clock() - w0)
-            store.close()
-            print(f"puzzlebatch: interrupted; resume with --out {args.out} --resume", file=sys.stderr)
-        return 130
-    with lock:
-        stopped[0] = True
-    progress.close()
-    if pool is not None:
-        pool.close()
-        print("\n".join(pool.work.lines()), file=sys.stderr)
-    seconds = work_clock() - w0
-    if late:
-        more = f"; resume with --out {args.out} --resume" if args.out else ""
-        print(f"puzzlebatch: time limit: {len({d['entry']['problemId'] for d in done})} of {len(problems)} problems "
-              f"finished{more}", file=sys.stderr)
-    code = _report(args, backend, weights, done, run, store, seconds, late)
-    if late and _own_process():
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(code)  # do not wait for the worker's current step (it holds no file: the store is closed)
-    return code
-
-
-def _own_process() -> bool:
-    """True when this process is the ``puzzlebatch`` command itself (``python -m puzzlebatch`` or the console
-    script), not a caller that imported it (a test): only then may a late worker thread be abandoned by exiting."""
-    import sys
-
-    main = sys.modules.get("__main__")
-    spec = getattr(main, "__spec__", None)
-    return (spec is not None and spec.name.split(".")[0] == "puzzlebatch") or \
-        os.path.basename(sys.argv[0] or "") == "puzzlebatch"
-
-
-def _report(args, backend, weights, done, run, store, seconds, late) -> int:
-    import sys
-
-    from puzzlebatch.cli import print_json
-
-    if run is not None:
-        # a run stopped by the time limit and resumed later holds the first part's rows already
-        have = run.items()
-        stored = set(zip(have["problemId"].tolist(), have["seed"].tolist())) if have else set()
-        new = [d for d in done if (d["entry"]["problemId"], d["entry"]["seed"]) not in stored]
-        if new:
-            run.append_items(problemId=np.array([d["entry"]["problemId"] for d in new], np.int64),
-                             seed=np.array([d["entry"]["seed"] for d in new], np.int64),
-                             total=np.array([d["total"] for d in new], np.int64),
-                             solution=np.array([d["entry"]["solution"] for d in new], dtype=object))
-        result = {"games": len(done), "total": int(sum(d["total"] for d in done))}
-        # stopped by the time limit: "interrupted" (the store's status for an unfinished run), so that --resume
-        # plays the problems left
-        run.set_result(result | {"stopped": "time_limit"} if late else result)
-        run.finish("interrupted" if late else "done", seconds=seconds)
-        store.close()
-    if args.json:
-        doc = {"backend": backend.name, "device": backend.device, "seconds": seconds, "player": "beam",
-               "beam": args.beam, "keep": args.keep, "weights": np.asarray(weights).tolist(),
-               "solutions": [d["entry"] for d in done],
-               "scores": [{k: d[k] for k in ("move_score", "power_score", "total", "end", "woven")}
-                          | {"problemId": d["entry"]["problemId"], "seed": d["entry"]["seed"]} for d in done]}
-        if run is not None:
-            doc |= {"out": str(args.out), "run_id": run.id}
-        print_json(doc)
-        return 0
-    print_json([d["entry"] for d in done])
-    print(f"{len(done)} games, total score {sum(d['total'] for d in done)} "
-          f"(power {sum(d['power_score'] for d in done)}), {seconds:.2f} s on {backend.name}", file=sys.stderr)
-    return 0

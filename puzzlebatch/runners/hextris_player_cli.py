@@ -1,15 +1,19 @@
-"""``puzzlebatch hextris tune`` and ``puzzlebatch hextris rank`` (issue 8)."""
+"""``puzzlebatch hextris play`` (the beam player), ``puzzlebatch hextris tune`` and ``puzzlebatch hextris rank``."""
 
 from __future__ import annotations
 
 import json
+import os
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
 
-from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.errors import PuzzleInputError
+from puzzlebatch.jit.clock import work_clock
+from puzzlebatch.puzzles.hextris.model import Problem
+from puzzlebatch.runners import hextris_player
 
 
 def parse_problem_range(text: str) -> list[int]:
@@ -210,3 +214,186 @@ def register(verbs) -> None:
     p.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=run_rank)
+
+
+# -- the `hextris play` command (beam player) -----------------------------------------------------------------------
+def _phrases(args) -> list[str]:
+    from puzzlebatch.puzzles.hextris.model import load_phrases
+
+    if args.no_phrases:
+        return []
+    out = list(args.phrase or [])
+    if args.phrases:
+        out += load_phrases(args.phrases)
+    return out or load_phrases()
+
+
+def run_play_beam(args, problems: list[Problem]) -> int:
+    """``puzzlebatch hextris play`` with the beam player: official solutions (or ``--json`` with scores) on
+    stdout; ``--out`` stores each problem's solutions as it finishes and ``--resume`` skips those."""
+    import sys
+
+    from puzzlebatch.runners.backend import select_backend
+    from puzzlebatch.runners.progress import bar
+
+    if args.resume and not args.out:
+        raise PuzzleInputError("--resume needs --out FILE.h5 (the results file of the interrupted run)")
+    if args.seed is not None and args.all_seeds:
+        raise PuzzleInputError("--seed and --all-seeds: give one of them")
+    if args.beam < 1 or args.keep < 1:
+        raise PuzzleInputError(f"--beam {args.beam} --keep {args.keep}: both must be at least 1")
+    seeds = None
+    if args.seed is not None:
+        for p in problems:
+            if args.seed not in p.source_seeds:
+                raise PuzzleInputError(f"--seed {args.seed}: not a seed of problem {p.id} "
+                                       f"({', '.join(map(str, p.source_seeds))})")
+        seeds = {p.id: [args.seed] for p in problems}
+    weights = hextris_player.load_weights(args.weights) if args.weights else hextris_player.DEFAULT_WEIGHTS
+    phrases = _phrases(args)
+    backend = select_backend(args.backend)
+    t0 = time.perf_counter()  # the time limit is wall time
+    w0 = work_clock()  # reported seconds leave compiling out
+    done: list[dict] = []
+    store = run = None
+    if args.out:
+        from puzzlebatch.results.store import ResultsStore
+
+        params = {"problems": [p.id for p in problems], "weights": np.asarray(weights).tolist(), "beam": args.beam,
+                  "keep": args.keep, "seed": args.seed, "phrases": phrases, "tag": args.tag}
+        out = Path(args.out)
+        if args.resume and not out.exists():
+            raise PuzzleInputError(f"--resume: {out} does not exist; give the --out file of the interrupted run")
+        store = ResultsStore(out, "a")
+        if args.resume:
+            for rid in reversed(store.run_ids()):
+                r = store.run(rid)
+                if r.attrs.get("algorithm") == "beam-play" and r.attrs.get("status") != "done" \
+                        and r.attrs["params"] == params:
+                    run = r
+                    break
+            if run is None:
+                store.close()
+                raise PuzzleInputError(f"--resume: {out} has no unfinished beam play with these settings")
+            ck = run.load_checkpoint()
+            if ck is not None:
+                done = list(ck[1].get("done", []))
+        else:
+            run = store.create_run("hextris", "beam-play", backend=backend.name, device=backend.device, seed=None,
+                                   params=params)
+    finished = {d["entry"]["problemId"] for d in done}
+    todo = [p for p in problems if p.id not in finished]
+    progress = bar("hextris play", unit="problem", total=len(problems))
+    progress.update(len(problems) - len(todo))
+
+    import threading
+
+    play, pool = hextris_player.play_problems, None  # looked up now: tests put a stand-in there
+    if getattr(args, "scheduler", None):  # one problem per Dask task (hextris_dist)
+        from puzzlebatch.runners.distributed import open_pool
+        from puzzlebatch.runners.hextris_dist import play_on_pool, problem_specs
+
+        pool = open_pool(args.scheduler, args.backend, args.item_seconds)
+        play = play_on_pool(pool, problem_specs(args.problems, problems))
+    lock = threading.Lock()
+    stopped = [False]  # set at the time limit: the worker thread records nothing more
+
+    def on_problem(p, solved):
+        with lock:
+            if stopped[0]:
+                return
+            done.extend({"entry": s.entry, "move_score": s.move_score, "power_score": s.power_score,
+                         "total": s.total, "end": s.end, "woven": s.woven} for s in solved)
+            if run is not None:
+                run.save_checkpoint({"problem_ids": np.array(sorted({d["entry"]["problemId"] for d in done}))},
+                                    {"done": done})
+            progress.update(1)
+
+    def work():
+        play(todo, backend, seeds=seeds, weights=weights, beam=args.beam, keep=args.keep, phrases=phrases,
+             seconds=None if args.time is None else max(0.1, args.time - (time.perf_counter() - t0)),
+             tag=args.tag, weave_phrases=bool(phrases), on_problem=on_problem)
+
+    late = False
+    try:
+        if args.time is None:
+            work()
+        else:
+            # in a worker thread, so that the limit holds even during a long step (numba compiling on first use,
+            # one long weave): at the limit the problems finished so far are reported
+            worker = threading.Thread(target=work, daemon=True)
+            worker.start()
+            worker.join(max(0.0, t0 + 0.95 * args.time - 0.3 - time.perf_counter()))
+            late = worker.is_alive()
+    except KeyboardInterrupt:
+        progress.close()
+        if run is not None:
+            run.finish("interrupted", seconds=work_clock() - w0)
+            store.close()
+            print(f"puzzlebatch: interrupted; resume with --out {args.out} --resume", file=sys.stderr)
+        return 130
+    with lock:
+        stopped[0] = True
+    progress.close()
+    if pool is not None:
+        pool.close()
+        print("\n".join(pool.work.lines()), file=sys.stderr)
+    seconds = work_clock() - w0
+    if late:
+        more = f"; resume with --out {args.out} --resume" if args.out else ""
+        print(f"puzzlebatch: time limit: {len({d['entry']['problemId'] for d in done})} of {len(problems)} problems "
+              f"finished{more}", file=sys.stderr)
+    code = _report(args, backend, weights, done, run, store, seconds, late)
+    if late and _own_process():
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)  # do not wait for the worker's current step (it holds no file: the store is closed)
+    return code
+
+
+def _own_process() -> bool:
+    """True when this process is the ``puzzlebatch`` command itself (``python -m puzzlebatch`` or the console
+    script), not a caller that imported it (a test): only then may a late worker thread be abandoned by exiting."""
+    import sys
+
+    main = sys.modules.get("__main__")
+    spec = getattr(main, "__spec__", None)
+    return (spec is not None and spec.name.split(".")[0] == "puzzlebatch") or \
+        os.path.basename(sys.argv[0] or "") == "puzzlebatch"
+
+
+def _report(args, backend, weights, done, run, store, seconds, late) -> int:
+    import sys
+
+    from puzzlebatch.cli import print_json
+
+    if run is not None:
+        # a run stopped by the time limit and resumed later holds the first part's rows already
+        have = run.items()
+        stored = set(zip(have["problemId"].tolist(), have["seed"].tolist())) if have else set()
+        new = [d for d in done if (d["entry"]["problemId"], d["entry"]["seed"]) not in stored]
+        if new:
+            run.append_items(problemId=np.array([d["entry"]["problemId"] for d in new], np.int64),
+                             seed=np.array([d["entry"]["seed"] for d in new], np.int64),
+                             total=np.array([d["total"] for d in new], np.int64),
+                             solution=np.array([d["entry"]["solution"] for d in new], dtype=object))
+        result = {"games": len(done), "total": int(sum(d["total"] for d in done))}
+        # stopped by the time limit: "interrupted" (the store's status for an unfinished run), so that --resume
+        # plays the problems left
+        run.set_result(result | {"stopped": "time_limit"} if late else result)
+        run.finish("interrupted" if late else "done", seconds=seconds)
+        store.close()
+    if args.json:
+        doc = {"backend": backend.name, "device": backend.device, "seconds": seconds, "player": "beam",
+               "beam": args.beam, "keep": args.keep, "weights": np.asarray(weights).tolist(),
+               "solutions": [d["entry"] for d in done],
+               "scores": [{k: d[k] for k in ("move_score", "power_score", "total", "end", "woven")}
+                          | {"problemId": d["entry"]["problemId"], "seed": d["entry"]["seed"]} for d in done]}
+        if run is not None:
+            doc |= {"out": str(args.out), "run_id": run.id}
+        print_json(doc)
+        return 0
+    print_json([d["entry"] for d in done])
+    print(f"{len(done)} games, total score {sum(d['total'] for d in done)} "
+          f"(power {sum(d['power_score'] for d in done)}), {seconds:.2f} s on {backend.name}", file=sys.stderr)
+    return 0
