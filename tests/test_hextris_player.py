@@ -1,4 +1,4 @@
-"""The hex Tetris player (issue 8): phrase weaving, board features, beam search, exact re-scoring, CLI.
+"""The hex Tetris player: phrase weaving, openings, beam search on the kernel evaluation, exact re-scoring, CLI.
 
 The oracle is the scalar model (``model.Game``/``score_solution``), which reproduces the organizers' 175
 reference scores (tests/test_hextris_model.py)."""

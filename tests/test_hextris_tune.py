@@ -1,4 +1,4 @@
-"""Tuning (the document's GA scheme) and leaderboard ranking of the hex Tetris player (issue 8)."""
+"""Tuning (the document's GA scheme) and leaderboard ranking of the hex Tetris player."""
 
 from __future__ import annotations
 

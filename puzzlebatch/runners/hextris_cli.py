@@ -288,4 +288,4 @@ def register(sub) -> None:
 
     from puzzlebatch.runners.hextris_player_cli import register as register_player_verbs
 
-    register_player_verbs(verbs)  # tune, rank (issue 8)
+    register_player_verbs(verbs)  # tune, rank

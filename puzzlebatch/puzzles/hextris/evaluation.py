@@ -20,7 +20,7 @@ B_HOLES = 0  # empty cells that are not reachable
 B_COVERED = 1  # reachable empty cells under a full cell (one of their two upper neighbours, NW or NE, is full)
 B_WELLS = 2  # reachable empty cells whose two side neighbours (W and E) are full or walls: one cell wide
 B_ROW_TRANS = 3  # full/empty changes along each row, walls counted full
-B_DOWN_TRANS = 4  # full/empty changes from each cell to its two lower neighbours (SW, SE), floor and walls full
+B_DOWN_TRANS = 4  # full/empty changes from each cell to its two lower neighbours (SW, SE); the floor counts full
 B_MASS = 5  # the full cells' heights above the floor, summed (a row cleared lowers every cell above it by one)
 B_HEIGHT = 6  # rows from the highest full cell down to the floor (0: empty board)
 B_DANGER = 7  # how far full cells reach into the spawn zone: zone rows minus the free rows above them (>= 0)

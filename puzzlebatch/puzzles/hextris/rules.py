@@ -14,8 +14,10 @@ One game lives in four flat arrays that the caller owns (one row each of the bat
     Scratch for the breadth-first search of lockable positions (policy entry points only).
 
 ``tab`` (int64[:]) describes one problem, built by ``encode.problem_tables``: the ``H_*`` header followed by the
-rotated unit shapes, sizes, spawn pivots, symmetries, row masks, the initial board and the canonical orientations
-(``rot`` modulo the unit's symmetry: a table lookup instead of a division on every move).
+rotated unit shapes, sizes, spawn pivots, symmetries, row masks, the initial board, the canonical orientations
+(``rot`` modulo the unit's symmetry: a table lookup instead of a division on every move), the spawn zone and the
+shape classes (orientations with the same cells up to a translation).  The board evaluation of the player is in
+``evaluation.py``, compiled in the same unit.
 
 Positions are ``(pq, pr, rot)``: the pivot in axial coordinates and the number of clockwise turns from the spawn
 shape (0..5).  Commands are codes 0..5 = W, E, SW, SE, CW, CCW; code 6 is an invalid character.
