@@ -1,7 +1,7 @@
-"""Bench of the hex Tetris player (issue 8): play the 25 qualifier problems (175 games), re-score every solution
+"""Bench of the hex Tetris player: play the 25 qualifier problems (174 distinct games), re-score every solution
 exactly, rank each problem's score on the published qualifying leaderboard, and keep the best solutions found.
 
-    PYTHONPATH=$PWD /work/venv/bin/python bench/hextris_player.py [--seconds 3000] [--beam 4] [--keep 8]
+    python bench/hextris_player.py [--seconds 3000] [--beam 4] [--keep 8]
         [--weights FILE] [--problems 0-24] [--backend cpu] [--save bench/hextris/best_solutions.json]
 
 Prints the per-problem table (our score, rank among the teams, TaupeGoons' score, the best published score and
@@ -26,7 +26,7 @@ from puzzlebatch.puzzles.hextris.model import load_phrases, official_problem  # 
 from puzzlebatch.runners.backend import select_backend  # noqa: E402
 from puzzlebatch.runners.hextris import score_solutions  # noqa: E402
 from puzzlebatch.runners.hextris_player import DEFAULT_WEIGHTS, load_weights, play_problems  # noqa: E402
-from puzzlebatch.runners.hextris_rank import overall_rank, problem_scores, rank_scores  # noqa: E402
+from puzzlebatch.runners.hextris_rank import problem_scores, rank_scores, standing  # noqa: E402
 
 
 def parse_range(text: str) -> list[int]:
@@ -38,7 +38,8 @@ def parse_range(text: str) -> list[int]:
 
 
 def table(problems, totals, label: str) -> int:
-    ranks = rank_scores(problem_scores(problems, totals))
+    scores = problem_scores(problems, totals)
+    ranks = rank_scores(scores)
     print(f"\n{label}")
     print("| problem | our score | rank | TaupeGoons | best published (team) | gap to best |")
     print("|---:|---:|---:|---:|---:|---:|")
@@ -47,8 +48,9 @@ def table(problems, totals, label: str) -> int:
               f"{r.best - r.score:+d} |")
     total = sum(r.rank for r in ranks)
     beat = sum(1 for r in ranks if r.taupegoons is None or r.score > r.taupegoons)
-    print(f"rank sum {total} over {len(ranks)} problems -> overall place {overall_rank(total)} of 315 "
-          f"(TaupeGoons 616, 22nd; top 10 <= 346; Unagi 35); beats TaupeGoons on {beat}/{len(ranks)}")
+    place = standing(scores)
+    print(f"rank sum {total} over {len(ranks)} problems -> place {place.place} of 316 with ours inserted "
+          f"({place.leader}: {place.leader_sum}); beats TaupeGoons on {beat}/{len(ranks)}")
     return total
 
 
@@ -60,7 +62,7 @@ def main() -> int:
     ap.add_argument("--seconds", type=float, default=3000.0,
                     help="time for the whole run: shared among the problems by units x seeds x width, the beam "
                          "adapts to it (default 3000; 0: no limit, fixed beam)")
-    ap.add_argument("--weights", help="JSON list of 6 weights (default: DEFAULT_WEIGHTS)")
+    ap.add_argument("--weights", help="JSON weights, or a list of them: a portfolio (default: DEFAULT_WEIGHTS)")
     ap.add_argument("--problems", default="0-24")
     ap.add_argument("--backend", default="cpu")
     ap.add_argument("--save", help="merge the best solutions into this official-format JSON file")

@@ -2,7 +2,7 @@
 (``phrases.placements_of``), spelled again by ``hextris_player.spell`` (plain paths and both weavings, all scored
 by the exact scorer), and the better of the old and the new solution is kept.
 
-    PYTHONPATH=$PWD /work/venv/bin/python bench/hextris_respell.py IN.json OUT.json [--backend cpu]
+    python bench/hextris_respell.py IN.json OUT.json [--backend cpu]
 
 Used when the weaver improved after a timed planning run (bench/RESULTS.md says which figures come from this).
 """

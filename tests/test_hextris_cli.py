@@ -258,3 +258,43 @@ def test_show_steps_and_svg(tmp_path, capsys):
     game = play(official_problem(21), official_problem(21).source_seeds[0], "l" * 12)
     assert len(captions) == game.units_locked > 0
     assert captions[-1] == f"units {game.units_locked}  move score {game.move_score}"
+
+
+def test_play_icfp2015_never_returns_less_than_the_greedy_player(cpu, capsys, monkeypatch):
+    """The contest limits given (``-t -m -c``), the answer is per game the greedy player's solution unless the beam
+    player's scores more by the exact scorer.  The beam player is replaced by a stub that returns a worse solution
+    for one game (the greedy one cut after its first move) and a better one for the other (the stored best
+    solution), at once: no timing is involved (the limit is generous, the stub instant)."""
+    from puzzlebatch.puzzles.hextris.model import load_phrases, official_problem, score_solution
+    from puzzlebatch.runners import hextris_player, play_icfp2015
+    from puzzlebatch.runners.hextris_player import Solved
+
+    problems = [official_problem(21), official_problem(13)]
+    alone = play_icfp2015.GreedyPlayer(problems, cpu, tag="puzzlebatch-beam")
+    alone.run()
+    greedy = {(e["problemId"], e["seed"]): e for e in alone.result().solutions}
+    phrases = load_phrases()
+    stored = {(e["problemId"], e["seed"]): e for e in json.loads((ROOT / "bench/hextris/best_solutions.json")
+                                                                 .read_text()) if e["problemId"] in (21, 13)}
+
+    def stub(problems, backend, *, on_problem, tag, **_):
+        for p in problems:
+            key = (p.id, p.source_seeds[0])
+            text = greedy[key]["solution"][:1] if p.id == 21 else stored[key]["solution"]
+            s = score_solution(p, key[1], text, phrases)
+            on_problem(p, [Solved({"problemId": p.id, "seed": key[1], "tag": tag, "solution": text},
+                                  s.move_score, s.power_score, s.total, s.end, True)])
+        return []
+
+    monkeypatch.setattr(hextris_player, "play_problems", stub)
+    code = play_icfp2015.main(["-f", str(PROBLEMS / "problem_21.json"), "-f", str(PROBLEMS / "problem_13.json"),
+                               "-t", "600", "-m", "2000", "-c", "1", "--backend", "cpu"])
+    doc = json.loads(capsys.readouterr().out)
+    assert code == 0 and [(d["problemId"], d["seed"]) for d in doc] == list(greedy)
+    got = {(d["problemId"], d["seed"]): d for d in doc}
+    assert got[(21, 0)] == greedy[(21, 0)]  # the stub's worse solution is not taken
+    assert got[(13, 0)]["solution"] == stored[(13, 0)]["solution"]  # its better one is
+    for key, d in got.items():
+        p = official_problem(key[0])
+        assert score_solution(p, key[1], d["solution"], phrases).total >= \
+            score_solution(p, key[1], greedy[key]["solution"], phrases).total

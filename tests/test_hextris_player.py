@@ -1,10 +1,11 @@
-"""The hex Tetris player (issue 8): phrase weaving, board features, beam search, exact re-scoring, CLI.
+"""The hex Tetris player: phrase weaving, openings, beam search on the kernel evaluation, exact re-scoring, CLI.
 
 The oracle is the scalar model (``model.Game``/``score_solution``), which reproduces the organizers' 175
 reference scores (tests/test_hextris_model.py)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 
@@ -15,9 +16,7 @@ from puzzlebatch.puzzles.hextris.encode import problem_tables
 from puzzlebatch.puzzles.hextris.model import load_phrases, official_problem, play, score_solution
 from puzzlebatch.puzzles.hextris.phrases import weave
 from puzzlebatch.runners.hextris import GREEDY_WEIGHTS, Playouts
-from puzzlebatch.runners.hextris_player import (BeamPlayer, DEFAULT_WEIGHTS, board_features, load_weights,
-                                                spell)
-from tests.reference.hextris_features import features as ref_features
+from puzzlebatch.runners.hextris_player import BeamPlayer, DEFAULT_WEIGHTS, load_weights, spell
 from tests.test_cli import run_cli
 
 
@@ -59,22 +58,6 @@ def test_weave_spells_only_the_phrases_given(cpu):
     assert score_solution(problem, 0, text, ["Ei!"]).power_score == 300 + 2 * 3 * text.count("ei!")
     plain = weave(problem_tables(problem).tolist(), 0, places, [])
     assert score_solution(problem, 0, plain, load_phrases()).move_score == int(g.move_scores[0])
-
-
-def test_board_features_equal_the_plain_python_oracle(cpu):
-    rng = random.Random(3)
-    for pid in (2, 24):
-        problem = official_problem(pid)
-        sim = Playouts([problem], cpu)
-        _, g = _placements(sim, problem, problem.source_seeds[0], 40, rng)
-        games = sim.new_games(problem.source_seeds[:1] * 3)
-        sim.run_policy(games.take([1]), GREEDY_WEIGHTS, max_units=10, record=False)
-        boards = np.concatenate([g.boards, games.boards])
-        got = board_features(boards, problem)
-        batch = g.take(slice(None))
-        for i in range(len(boards)):
-            batch.boards[0] = boards[i]
-            assert got[i].tolist() == ref_features(batch.board_cells(0, problem), problem.width, problem.height)
 
 
 def test_beam_plans_replay_exactly_and_spell_keeps_the_better(cpu):
@@ -136,7 +119,7 @@ def test_play_cli_out_then_resume_skips_finished_problems(capsys, tmp_path):
 
 @pytest.mark.parametrize("args, message", [
     (["hextris", "play", "11", "--seed", "99"], "--seed 99: not a seed of problem 11"),
-    (["hextris", "play", "11", "--weights", "{tmp}/w.json"], "expected a list of 6 numbers"),
+    (["hextris", "play", "11", "--weights", "{tmp}/w.json"], "expected a list of 11 numbers >= 0"),
     (["hextris", "play", "11", "--weights", "{tmp}/none.json"], "none.json: cannot read"),
     (["hextris", "play", "11", "--beam", "0"], "--beam: 0: must be at least 1"),
     (["hextris", "play", "11", "--seed", "0", "--all-seeds"], "--seed and --all-seeds"),
@@ -150,15 +133,15 @@ def test_play_cli_bad_input(args, message, capsys, tmp_path):
 
 def test_load_weights_accepts_a_plain_list(tmp_path):
     f = tmp_path / "w.json"
-    f.write_text("[1, 2, 3, 4, 5, 6]")
-    assert load_weights(f).tolist() == [1, 2, 3, 4, 5, 6]
+    f.write_text("[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11.5]")
+    assert load_weights(f).tolist() == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11.5]
 
 
 def test_portfolio_keeps_the_best_weights_per_game(cpu, tmp_path):
     from puzzlebatch.runners.hextris_player import play_problems
 
     problem = official_problem(23)  # the shelves board: the weights decide how long a game lasts
-    rows = [DEFAULT_WEIGHTS.tolist(), [10, 1, 0, 0, 1, 1]]
+    rows = [DEFAULT_WEIGHTS.tolist(), [1, 1, 1, 50, 10, 5, 5, 3, 1, 5, 300]]
     single = [{s.entry["seed"]: s.total for s in play_problems([problem], cpu, weights=np.array(w), beam=2, keep=3)}
               for w in rows]
     f = tmp_path / "p.json"
@@ -235,12 +218,111 @@ def test_phrases_running_on_past_a_lock_replay_exactly(cpu):
     assert again.units_locked == len(places) and again.filled == play(problem, seed, texts[True]).filled
 
 
-def test_top_cells_counts_the_spawn_zone(cpu):
-    from puzzlebatch.runners.hextris_player import top_cells
+def test_play_out_at_the_time_limit_records_an_unfinished_run_then_resumes(capsys, tmp_path, monkeypatch):
+    """``hextris play --time-limit --out``: at the limit the run is stored as unfinished ("interrupted", result
+    ``stopped: time_limit``) with the problems finished so far, and ``--resume`` plays the rest without storing a
+    game twice.  The player is replaced by a stub that finishes problem 21 at once and then waits on an event, so
+    the limit always falls while problem 23 is being played, however slow the machine."""
+    import threading
 
-    problem = official_problem(18)  # 30 columns, full cells from row 6 down
+    from puzzlebatch.results.store import ResultsStore
+    from puzzlebatch.runners import hextris_player
+    from puzzlebatch.runners.hextris_player import Solved
+
+    release = threading.Event()
+    solution = {21: "a", 23: "a"}  # one move: a legal partial game on both boards
+
+    def stub(problems, backend, *, on_problem, tag="t", block=True, **_):
+        for p in problems:
+            if p.id == 23 and block:
+                release.wait(60)  # still "planning" when the time limit comes
+                return []
+            s = score_solution(p, p.source_seeds[0], solution[p.id], load_phrases())
+            entry = {"problemId": p.id, "seed": p.source_seeds[0], "tag": tag, "solution": solution[p.id]}
+            on_problem(p, [Solved(entry, s.move_score, s.power_score, s.total, s.end, False)])
+        return []
+
+    out = tmp_path / "t.h5"
+    monkeypatch.setattr(hextris_player, "play_problems", stub)
+    try:
+        code, text, err = run_cli(capsys, "hextris", "play", "21", "23", "--backend", "cpu", "--out", str(out),
+                                  "--time-limit", "1", "--json")
+    finally:
+        release.set()
+    first = json.loads(text)
+    assert code == 0 and [s["problemId"] for s in first["solutions"]] == [21] and "time limit" in err
+    with ResultsStore(out, "r") as store:
+        run = store.run(first["run_id"])
+        assert run.attrs["status"] == "interrupted" and run.attrs["result"]["stopped"] == "time_limit"
+        assert run.items()["problemId"].tolist() == [21]
+    monkeypatch.setattr(hextris_player, "play_problems", lambda *a, **k: stub(*a, **k, block=False))
+    code, text, _ = run_cli(capsys, "hextris", "play", "21", "23", "--backend", "cpu", "--out", str(out), "--resume",
+                            "--json")
+    again = json.loads(text)
+    assert code == 0 and again["run_id"] == first["run_id"]
+    assert sorted(s["problemId"] for s in again["solutions"]) == [21, 23]
+    with ResultsStore(out, "r") as store:
+        run = store.run(first["run_id"])
+        assert run.attrs["status"] == "done" and sorted(run.items()["problemId"].tolist()) == [21, 23]
+
+
+@pytest.mark.parametrize("pid", [6, 24])
+def test_compiled_reachability_equals_the_plain_python_one(cpu, pid):
+    """The weaver's legal-reachability test (``rules.row_reachable``, compiled) against the plain-Python walk, from
+    random positions between the spawn row and the target's, with random sets of positions already visited in
+    their row."""
+    from puzzlebatch.puzzles.hextris import rules
+    from puzzlebatch.puzzles.hextris.phrases import _reachable, _reachable_plain, _reverse_bfs, _signed, _Unit
+
+    problem = official_problem(pid)
+    rng = random.Random(pid)
     sim = Playouts([problem], cpu)
+    places, g = _placements(sim, problem, problem.source_seeds[0], 12)
+    tab = [int(v) for v in problem_tables(problem)]
+    tab_arr = np.array(problem_tables(problem))
     games = sim.new_games(problem.source_seeds[:1])
-    cells = games.board_cells(0, problem)
-    for rows in (0, 6, 8, 12, 30):
-        assert top_cells(games.boards, problem, rows).tolist() == [sum(1 for _, y in cells if y < rows)]
+    checked = {True: 0, False: 0}
+    for place in places:
+        board = [int(v) & ((1 << 64) - 1) for v in games.boards[0]]
+        u = int(games.states[0, rules.S_UNIT])
+        unit = _Unit(tab, board, u, tab_arr, _signed(board))
+        target = (place[0] - (place[1] >> 1), place[1], tab[unit.crot + place[2] % 6])
+        dist = _reverse_bfs(unit, target, 0)
+        rows = {}  # every valid position from the spawn row down to the target's, by row
+        for y in range(int(games.states[0, rules.S_PR]), target[1] + 1):
+            rows[y] = [(q, y, tab[unit.crot + r]) for q in range(-8 - y, problem.width + 8) for r in range(6)
+                       if unit.fits((q, y, tab[unit.crot + r]))]
+        for _ in range(30):
+            row = rows[rng.choice([y for y in rows if rows[y]])]
+            p = rng.choice(row)
+            visited = {p} | set(rng.sample(row, min(len(row), rng.randrange(0, 12))))
+            plain = _reachable_plain(unit, p, visited, target, dist)
+            assert _reachable(unit, p, visited, target, dist) == plain
+            checked[plain] += 1
+        sim.run_placements(games, np.array(place)[None, None, :], record=False)
+    assert checked[True] > 0 and checked[False] > 0
+
+
+def test_opening_spells_the_long_phrases_and_the_plan_goes_on_from_it(cpu):
+    """``phrases.opening``: drops units at a side until one that can turn is current, then spells the two
+    51-character phrases (units lock wherever the phrase's moves are blocked); the beam player plans the rest of
+    the game from there and the spelled solution (prefix + woven placements) replays exactly."""
+    from puzzlebatch.puzzles.hextris.phrases import opening
+
+    problem = dataclasses.replace(official_problem(7), source_length=25)
+    phrases = load_phrases()
+    longs = [p.lower() for p in phrases if len(p) == 51]
+    seed = problem.source_seeds[0]
+    found = opening(problem_tables(problem).tolist(), seed, phrases)
+    prefix, key = found[0]
+    assert key[0] == -2 and all(p in prefix for p in longs)
+    game = play(problem, seed, prefix)
+    assert not game.errored and game.units_locked >= 1
+    plan, = BeamPlayer(problem, cpu, beam=2, keep=2).plan([seed], prefixes=[prefix])
+    assert plan.prefix == prefix and len(plan.placements) == problem.source_length - game.units_locked
+    solved, = spell([plan], cpu, phrases)
+    text = solved.entry["solution"]
+    assert text.startswith(prefix) and all(p in text for p in longs)
+    exact = score_solution(problem, seed, text, phrases)
+    assert (exact.move_score, exact.total) == (solved.move_score, solved.total) and exact.end == "out_of_units"
+    assert exact.move_score == plan.move_score

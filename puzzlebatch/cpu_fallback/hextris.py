@@ -15,7 +15,7 @@ from functools import lru_cache
 from numba import prange
 
 from puzzlebatch import jit
-from puzzlebatch.puzzles.hextris import rules
+from puzzlebatch.puzzles.hextris import evaluation, rules
 
 
 @jit.driver(parallel=True)
@@ -51,13 +51,28 @@ def lockable_batch(tables, prob, states, boards, vis, work, out, feats, n_out):
                                       feats[g], out.shape[1])
 
 
+@jit.driver(parallel=True)
+def evaluate_batch(tables, prob, states, boards, vis, work, scratch, out, feats, n_out):
+    for g in prange(states.shape[0]):
+        n_out[g] = evaluate_placements(states[g], boards[g], vis[g], tables[prob[g]], work[g], scratch[g], out[g],
+                                       feats[g], out.shape[1])
+
+
+@jit.driver(parallel=True)
+def board_eval_batch(tables, prob, boards, scratch, feats):
+    for g in prange(boards.shape[0]):
+        board_eval(boards[g], tables[prob[g]], feats[g], scratch[g])
+
+
 @lru_cache(maxsize=None)
 def drivers() -> jit.Unit:
     """The compiled CPU drivers (built on first use, from the disk cache when it has them): ``init_batch``,
-    ``commands_batch``, ``policy_batch``, ``placements_batch``, ``lockable_batch``, and every rule (e.g.
+    ``commands_batch``, ``policy_batch``, ``placements_batch``, ``lockable_batch``, ``evaluate_batch`` (every
+    lockable position with the features of the board it leaves), ``board_eval_batch`` (the features of given
+    boards), and every rule (e.g.
     ``reverse_distances`` for the phrase weaver).  A large rule set: plain njit rules compile several times faster
     than force-inlined ones."""
-    return jit.unit("hextris", "cpu", rules=[rules], templates=[sys.modules[__name__]], inline=False)
+    return jit.unit("hextris", "cpu", rules=[rules, evaluation], templates=[sys.modules[__name__]], inline=False)
 
 
 def weave_rules() -> jit.Unit:

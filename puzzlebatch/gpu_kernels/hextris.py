@@ -16,7 +16,7 @@ from numba import cuda  # a module global: the simulator swaps it for its fake i
 
 from puzzlebatch import jit
 from puzzlebatch.gpu_kernels.device import DeviceSession
-from puzzlebatch.puzzles.hextris import rules
+from puzzlebatch.puzzles.hextris import evaluation, rules
 from puzzlebatch.transfers import Transfers
 
 
@@ -58,6 +58,21 @@ def lockable_kernel(tables, prob, states, boards, vis, work, out, feats, n_out):
                                       feats[g], out.shape[1])
 
 
+@jit.kernel
+def evaluate_kernel(tables, prob, states, boards, vis, work, scratch, out, feats, n_out):
+    start, stride = cuda.grid(1), cuda.gridsize(1)
+    for g in range(start, states.shape[0], stride):
+        n_out[g] = evaluate_placements(states[g], boards[g], vis[g], tables[prob[g]], work[g], scratch[g], out[g],
+                                       feats[g], out.shape[1])
+
+
+@jit.kernel
+def board_eval_kernel(tables, prob, boards, scratch, feats):
+    start, stride = cuda.grid(1), cuda.gridsize(1)
+    for g in range(start, boards.shape[0], stride):
+        board_eval(boards[g], tables[prob[g]], feats[g], scratch[g])
+
+
 class HextrisKernels:
     """The CUDA kernels (``*_kernel``) and their host launchers (``init_batch`` ...), with the device memory of one
     set of playouts (one launcher per :class:`~puzzlebatch.runners.hextris.Playouts`: :func:`launcher`): the
@@ -65,7 +80,8 @@ class HextrisKernels:
 
     def __init__(self, unit: jit.Unit) -> None:
         self.unit = unit
-        for name in ("init_kernel", "commands_kernel", "policy_kernel", "placements_kernel", "lockable_kernel"):
+        for name in ("init_kernel", "commands_kernel", "policy_kernel", "placements_kernel", "lockable_kernel",
+                     "evaluate_kernel", "board_eval_kernel"):
             setattr(self, name, getattr(unit, name))
         self._session: DeviceSession | None = None
 
@@ -111,11 +127,18 @@ class HextrisKernels:
         self._launch("lockable_kernel", states.shape[0], tables, (prob, states, boards, vis),
                      (work, out, feats, n_out), scratch={0})
 
+    def evaluate_batch(self, tables, prob, states, boards, vis, work, scratch, out, feats, n_out):
+        self._launch("evaluate_kernel", states.shape[0], tables, (prob, states, boards, vis),
+                     (work, scratch, out, feats, n_out), scratch={0, 1})
+
+    def board_eval_batch(self, tables, prob, boards, scratch, feats):
+        self._launch("board_eval_kernel", boards.shape[0], tables, (prob, boards), (scratch, feats), scratch={0})
+
 
 @lru_cache(maxsize=None)
 def drivers() -> HextrisKernels:
     """The kernels compiled together with the hex Tetris rules (built on first use, cached on disk)."""
-    return HextrisKernels(jit.unit("hextris", "cuda", rules=[rules], templates=[sys.modules[__name__]]))
+    return HextrisKernels(jit.unit("hextris", "cuda", rules=[rules, evaluation], templates=[sys.modules[__name__]]))
 
 
 def launcher() -> HextrisKernels:

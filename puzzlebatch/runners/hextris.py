@@ -28,7 +28,7 @@ import numpy as np
 
 from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.errors import PuzzleInputError
-from puzzlebatch.puzzles.hextris import rules
+from puzzlebatch.puzzles.hextris import evaluation, rules
 from puzzlebatch.puzzles.hextris.encode import TableSet, decode_commands, encode_commands
 from puzzlebatch.puzzles.hextris.model import END_NAMES, ERROR_SEED, Problem, Score, power_score
 from puzzlebatch.runners.backend import Backend
@@ -222,6 +222,40 @@ class Playouts:
             if n == 0 or int(n_out.max()) <= cap:
                 return [(out[i, : n_out[i]], feats[i, : n_out[i]]) for i in range(n)]
             cap = int(n_out.max())
+
+    def _scratch(self, n: int) -> np.ndarray:
+        """Per game: a board copy, two rows of the flood fill and the lock keys seen (``evaluation.evaluate_placements``)."""
+        return np.zeros((n, max(evaluation.eval_scratch_len(t) for t in self.tableset.tables)), np.int64)
+
+    def evaluate(self, games: GameBatch, cap: int = 256) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every position where each game's current unit can lock, with the features of the board it would leave:
+        the candidate placements of a whole beam evaluated in one batch (the games are not changed).
+
+        Returns ``(places, feats, counts)``: int64 ``[n, m, 3]`` placements (pivot x, pivot y, rot) in the kernel's
+        BFS order, int64 ``[n, m, evaluation.N_CAND]`` their features (``rules.C_*``: the lock's move points, the
+        placement features, the board features after the lock and its line clears) and ``counts[g]``, the number
+        of valid rows of game ``g`` (0 for a game that has ended).
+        """
+        n = len(games)
+        while True:
+            out = np.zeros((n, cap, 3), np.int64)
+            feats = np.zeros((n, cap, evaluation.N_CAND), np.int64)
+            n_out = np.zeros(n, np.int64)
+            self._d.evaluate_batch(self.tableset.tables, games.prob, games.states, games.boards, games.vis,
+                                   self._work(n), self._scratch(n), out, feats, n_out)
+            if n == 0 or int(n_out.max()) <= cap:
+                return out, feats, n_out
+            cap = int(n_out.max())
+
+    def board_features(self, boards: np.ndarray, prob=None) -> np.ndarray:
+        """The hex board features (``rules.B_*``) of each board row (``GameBatch.boards`` layout), int64
+        ``[n, evaluation.N_BOARD]``; ``prob[g]`` is the problem index of board ``g`` (default 0)."""
+        boards = np.ascontiguousarray(boards, dtype=np.int64)
+        n = len(boards)
+        prob = np.zeros(n, np.int64) if prob is None else np.asarray(prob, dtype=np.int64)
+        feats = np.zeros((n, evaluation.N_BOARD), np.int64)
+        self._d.board_eval_batch(self.tableset.tables, prob, boards, self._scratch(n), feats)
+        return feats
 
     def _recorded(self, games: GameBatch, call, cap: int, grow: bool) -> list[np.ndarray]:
         """Run ``call(out, n_out)``; when recording everything and a game's commands overflowed ``out``, replay the

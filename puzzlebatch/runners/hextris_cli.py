@@ -163,7 +163,7 @@ def run_play(args) -> int:
 
     problems = resolve_problems(args.problems)
     if args.player == "beam":
-        from puzzlebatch.runners.hextris_player import run_play_beam
+        from puzzlebatch.runners.hextris_player_cli import run_play_beam
 
         args.tag = args.tag or "puzzlebatch-beam"
         return run_play_beam(args, problems)
@@ -286,4 +286,4 @@ def register(sub) -> None:
 
     from puzzlebatch.runners.hextris_player_cli import register as register_player_verbs
 
-    register_player_verbs(verbs)  # tune, rank (issue 8)
+    register_player_verbs(verbs)  # tune, rank

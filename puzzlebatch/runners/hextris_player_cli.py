@@ -1,16 +1,20 @@
-"""``puzzlebatch hextris tune`` and ``puzzlebatch hextris rank`` (issue 8)."""
+"""``puzzlebatch hextris play`` (the beam player), ``puzzlebatch hextris tune`` and ``puzzlebatch hextris rank``."""
 
 from __future__ import annotations
 
 import json
+import os
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
 
 from puzzlebatch import limits as L
-from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.errors import PuzzleInputError
+from puzzlebatch.jit.clock import work_clock
+from puzzlebatch.puzzles.hextris.model import Problem
+from puzzlebatch.runners import hextris_player
 
 
 def parse_problem_range(text: str) -> list[int]:
@@ -41,6 +45,8 @@ def run_tune(args) -> int:
     if args.generations < 0 or args.seeds_per_problem < 1:
         raise PuzzleInputError("--generations must be >= 0 and --seeds-per-problem >= 1")
     ids = parse_problem_range(args.problems)
+    if args.held_out:
+        parse_problem_range(args.held_out)  # a bad range fails now, not after the tuning
     games = [(p, s) for p in map(official_problem, ids) for s in list(dict.fromkeys(p.source_seeds))
              [: args.seeds_per_problem]]
     cfg = TuneConfig(population=args.population, elite=args.elite, newcomers=args.newcomers,
@@ -102,10 +108,22 @@ def run_tune(args) -> int:
         run.set_result({"best_genome": genome, "best_fitness": fitness, "history": tuner.history})
         run.finish("done", seconds=work_clock() - t0)
         store.close()
+    held = None
+    if args.held_out and genome:  # the best genome against the player's default on games the GA never saw
+        from puzzlebatch.runners.hextris_tune import HAND_GENES, evaluate
+
+        held_games = [(p, s) for p in map(official_problem, parse_problem_range(args.held_out))
+                      for s in dict.fromkeys(p.source_seeds)]
+        fit = evaluate(np.array([genome, HAND_GENES.tolist()]), held_games, backend, beam=args.beam, keep=args.keep,
+                       fitness=args.fitness)
+        held = {"problems": parse_problem_range(args.held_out), "best": int(fit[0]), "default": int(fit[1])}
+        print(f"held-out {args.held_out}: best genome {fit[0]}, default weights {fit[1]}", file=sys.stderr)
     if args.save_weights and genome:
         from puzzlebatch.outputs import write_text
+        from puzzlebatch.runners.hextris_tune import genes_to_weights
 
-        write_text(args.save_weights, json.dumps({"weights": genome, "fitness": fitness}) + "\n", "--save-weights")
+        write_text(args.save_weights, json.dumps({"weights": genes_to_weights(genome).tolist(), "genes": genome,
+                                                  "fitness": fitness, "held_out": held}) + "\n", "--save-weights")
     if args.png and tuner.history:
         import matplotlib
 
@@ -124,8 +142,8 @@ def run_tune(args) -> int:
 
         save_with(args.png, fig.savefig, "--png")
         plt.close(fig)
-    doc = {"backend": backend.name, "best_weights": genome, "best_fitness": fitness, "history": tuner.history,
-           "games": len(games)}
+    doc = {"backend": backend.name, "best_genes": genome, "best_fitness": fitness, "history": tuner.history,
+           "games": len(games), "held_out": held}
     if run is not None:
         doc |= {"out": str(args.out), "run_id": run.id}
     print_json(doc)
@@ -137,7 +155,7 @@ def run_rank(args) -> int:
     from puzzlebatch.puzzles.hextris.model import load_json, load_phrases, official_problem
     from puzzlebatch.runners.backend import select_backend
     from puzzlebatch.runners.hextris import parse_solutions, score_solutions
-    from puzzlebatch.runners.hextris_rank import overall_rank, problem_scores, rank_scores
+    from puzzlebatch.runners.hextris_rank import problem_scores, rank_scores, standing
 
     entries = parse_solutions(load_json(args.results, "solutions"), args.results)
     problems = {i: official_problem(i) for i in range(25)}
@@ -148,18 +166,21 @@ def run_rank(args) -> int:
     totals: dict = {}
     for s in run.scores:  # the best solution of each game counts
         totals[(s.problemId, s.seed)] = max(totals.get((s.problemId, s.seed), 0), s.total)
-    ranks = rank_scores(problem_scores(problems, totals))
-    rank_sum = sum(r.rank for r in ranks)
+    scores = problem_scores(problems, totals)
+    ranks = rank_scores(scores)
+    table = standing(scores)
+    rank_sum = table.rank_sum
     rows = [{"problemId": r.problem_id, "score": r.score, "rank": r.rank, "teams": r.teams, "best": r.best,
              "best_team": r.best_team, "gap_to_best": r.best - r.score, "taupegoons": r.taupegoons} for r in ranks]
     if args.json:
-        print_json({"backend": run.backend, "problems": rows, "rank_sum": rank_sum,
-                    "overall_place": overall_rank(rank_sum)})
+        print_json({"backend": run.backend, "problems": rows, "rank_sum": rank_sum, "overall_place": table.place,
+                    "leader": table.leader, "leader_rank_sum": table.leader_sum, "first": table.first})
         return 0
     for r in rows:
         print(f"problem {r['problemId']:2d}: score {r['score']:7d}  rank {r['rank']:3d}/{r['teams']}  "
               f"best {r['best']} ({r['best_team']})  TaupeGoons {r['taupegoons']}")
-    print(f"sum of ranks {rank_sum}: place {overall_rank(rank_sum)} of 315 on the qualifying leaderboard")
+    print(f"sum of ranks {rank_sum}: place {table.place} of 316 on the qualifying leaderboard with ours inserted "
+          f"({table.leader}: {table.leader_sum})")
     return 0
 
 
@@ -186,6 +207,9 @@ def register(verbs) -> None:
     from puzzlebatch.runners.distributed import add_arguments as add_scheduler
 
     add_scheduler(p)  # one problem's games per task
+    p.add_argument("--held-out", metavar="PROBLEMS",
+                   help="after tuning, play every seed of these problems with the best genome and with the default "
+                        "weights (the split: tune on --problems, judge here)")
     p.add_argument("--save-weights", metavar="FILE", help="write the best weights (JSON, for play --weights)")
     p.add_argument("--png", metavar="FILE", help="plot best and mean fitness per generation")
     p.set_defaults(func=run_tune)
@@ -195,3 +219,186 @@ def register(verbs) -> None:
     p.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=run_rank)
+
+
+# -- the `hextris play` command (beam player) -----------------------------------------------------------------------
+def _phrases(args) -> list[str]:
+    from puzzlebatch.puzzles.hextris.model import load_phrases
+
+    if args.no_phrases:
+        return []
+    out = list(args.phrase or [])
+    if args.phrases:
+        out += load_phrases(args.phrases)
+    return out or load_phrases()
+
+
+def run_play_beam(args, problems: list[Problem]) -> int:
+    """``puzzlebatch hextris play`` with the beam player: official solutions (or ``--json`` with scores) on
+    stdout; ``--out`` stores each problem's solutions as it finishes and ``--resume`` skips those."""
+    import sys
+
+    from puzzlebatch.runners.backend import select_backend
+    from puzzlebatch.runners.progress import bar
+
+    if args.resume and not args.out:
+        raise PuzzleInputError("--resume needs --out FILE.h5 (the results file of the interrupted run)")
+    if args.seed is not None and args.all_seeds:
+        raise PuzzleInputError("--seed and --all-seeds: give one of them")
+    if args.beam < 1 or args.keep < 1:
+        raise PuzzleInputError(f"--beam {args.beam} --keep {args.keep}: both must be at least 1")
+    seeds = None
+    if args.seed is not None:
+        for p in problems:
+            if args.seed not in p.source_seeds:
+                raise PuzzleInputError(f"--seed {args.seed}: not a seed of problem {p.id} "
+                                       f"({', '.join(map(str, p.source_seeds))})")
+        seeds = {p.id: [args.seed] for p in problems}
+    weights = hextris_player.load_weights(args.weights) if args.weights else hextris_player.DEFAULT_WEIGHTS
+    phrases = _phrases(args)
+    backend = select_backend(args.backend)
+    t0 = time.perf_counter()  # the time limit is wall time
+    w0 = work_clock()  # reported seconds leave compiling out
+    done: list[dict] = []
+    store = run = None
+    if args.out:
+        from puzzlebatch.results.store import ResultsStore
+
+        params = {"problems": [p.id for p in problems], "weights": np.asarray(weights).tolist(), "beam": args.beam,
+                  "keep": args.keep, "seed": args.seed, "phrases": phrases, "tag": args.tag}
+        out = Path(args.out)
+        if args.resume and not out.exists():
+            raise PuzzleInputError(f"--resume: {out} does not exist; give the --out file of the interrupted run")
+        store = ResultsStore(out, "a")
+        if args.resume:
+            for rid in reversed(store.run_ids()):
+                r = store.run(rid)
+                if r.attrs.get("algorithm") == "beam-play" and r.attrs.get("status") != "done" \
+                        and r.attrs["params"] == params:
+                    run = r
+                    break
+            if run is None:
+                store.close()
+                raise PuzzleInputError(f"--resume: {out} has no unfinished beam play with these settings")
+            ck = run.load_checkpoint()
+            if ck is not None:
+                done = list(ck[1].get("done", []))
+        else:
+            run = store.create_run("hextris", "beam-play", backend=backend.name, device=backend.device, seed=None,
+                                   params=params)
+    finished = {d["entry"]["problemId"] for d in done}
+    todo = [p for p in problems if p.id not in finished]
+    progress = bar("hextris play", unit="problem", total=len(problems))
+    progress.update(len(problems) - len(todo))
+
+    import threading
+
+    play, pool = hextris_player.play_problems, None  # looked up now: tests put a stand-in there
+    if getattr(args, "scheduler", None):  # one problem per Dask task (hextris_dist)
+        from puzzlebatch.runners.distributed import open_pool
+        from puzzlebatch.runners.hextris_dist import play_on_pool, problem_specs
+
+        pool = open_pool(args.scheduler, args.backend, args.item_seconds)
+        play = play_on_pool(pool, problem_specs(args.problems, problems))
+    lock = threading.Lock()
+    stopped = [False]  # set at the time limit: the worker thread records nothing more
+
+    def on_problem(p, solved):
+        with lock:
+            if stopped[0]:
+                return
+            done.extend({"entry": s.entry, "move_score": s.move_score, "power_score": s.power_score,
+                         "total": s.total, "end": s.end, "woven": s.woven} for s in solved)
+            if run is not None:
+                run.save_checkpoint({"problem_ids": np.array(sorted({d["entry"]["problemId"] for d in done}))},
+                                    {"done": done})
+            progress.update(1)
+
+    def work():
+        play(todo, backend, seeds=seeds, weights=weights, beam=args.beam, keep=args.keep, phrases=phrases,
+             seconds=None if args.time is None else max(0.1, args.time - (time.perf_counter() - t0)),
+             tag=args.tag, weave_phrases=bool(phrases), on_problem=on_problem)
+
+    late = False
+    try:
+        if args.time is None:
+            work()
+        else:
+            # in a worker thread, so that the limit holds even during a long step (numba compiling on first use,
+            # one long weave): at the limit the problems finished so far are reported
+            worker = threading.Thread(target=work, daemon=True)
+            worker.start()
+            worker.join(max(0.0, t0 + 0.95 * args.time - 0.3 - time.perf_counter()))
+            late = worker.is_alive()
+    except KeyboardInterrupt:
+        progress.close()
+        if run is not None:
+            run.finish("interrupted", seconds=work_clock() - w0)
+            store.close()
+            print(f"puzzlebatch: interrupted; resume with --out {args.out} --resume", file=sys.stderr)
+        return 130
+    with lock:
+        stopped[0] = True
+    progress.close()
+    if pool is not None:
+        pool.close()
+        print("\n".join(pool.work.lines()), file=sys.stderr)
+    seconds = work_clock() - w0
+    if late:
+        more = f"; resume with --out {args.out} --resume" if args.out else ""
+        print(f"puzzlebatch: time limit: {len({d['entry']['problemId'] for d in done})} of {len(problems)} problems "
+              f"finished{more}", file=sys.stderr)
+    code = _report(args, backend, weights, done, run, store, seconds, late)
+    if late and _own_process():
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)  # do not wait for the worker's current step (it holds no file: the store is closed)
+    return code
+
+
+def _own_process() -> bool:
+    """True when this process is the ``puzzlebatch`` command itself (``python -m puzzlebatch`` or the console
+    script), not a caller that imported it (a test): only then may a late worker thread be abandoned by exiting."""
+    import sys
+
+    main = sys.modules.get("__main__")
+    spec = getattr(main, "__spec__", None)
+    return (spec is not None and spec.name.split(".")[0] == "puzzlebatch") or \
+        os.path.basename(sys.argv[0] or "") == "puzzlebatch"
+
+
+def _report(args, backend, weights, done, run, store, seconds, late) -> int:
+    import sys
+
+    from puzzlebatch.cli import print_json
+
+    if run is not None:
+        # a run stopped by the time limit and resumed later holds the first part's rows already
+        have = run.items()
+        stored = set(zip(have["problemId"].tolist(), have["seed"].tolist())) if have else set()
+        new = [d for d in done if (d["entry"]["problemId"], d["entry"]["seed"]) not in stored]
+        if new:
+            run.append_items(problemId=np.array([d["entry"]["problemId"] for d in new], np.int64),
+                             seed=np.array([d["entry"]["seed"] for d in new], np.int64),
+                             total=np.array([d["total"] for d in new], np.int64),
+                             solution=np.array([d["entry"]["solution"] for d in new], dtype=object))
+        result = {"games": len(done), "total": int(sum(d["total"] for d in done))}
+        # stopped by the time limit: "interrupted" (the store's status for an unfinished run), so that --resume
+        # plays the problems left
+        run.set_result(result | {"stopped": "time_limit"} if late else result)
+        run.finish("interrupted" if late else "done", seconds=seconds)
+        store.close()
+    if args.json:
+        doc = {"backend": backend.name, "device": backend.device, "seconds": seconds, "player": "beam",
+               "beam": args.beam, "keep": args.keep, "weights": np.asarray(weights).tolist(),
+               "solutions": [d["entry"] for d in done],
+               "scores": [{k: d[k] for k in ("move_score", "power_score", "total", "end", "woven")}
+                          | {"problemId": d["entry"]["problemId"], "seed": d["entry"]["seed"]} for d in done]}
+        if run is not None:
+            doc |= {"out": str(args.out), "run_id": run.id}
+        print_json(doc)
+        return 0
+    print_json([d["entry"] for d in done])
+    print(f"{len(done)} games, total score {sum(d['total'] for d in done)} "
+          f"(power {sum(d['power_score'] for d in done)}), {seconds:.2f} s on {backend.name}", file=sys.stderr)
+    return 0

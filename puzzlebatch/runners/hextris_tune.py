@@ -1,4 +1,8 @@
-"""Tuning the beam player's six weights with the source document's genetic algorithm.
+"""Tuning the beam player's weights with the source document's genetic algorithm.
+
+A genome has one integer gene per evaluation feature (``hextris_player.FEATURE_NAMES``); the weight is the gene
+times the feature's step (:data:`GENE_SCALE`: the features' natural scales differ, a hole costs more than a row
+transition), so that the document's gene range ``0..10`` spans the useful weights of every feature.
 
 The scheme (document §4, the defaults of :class:`TuneConfig`): 12 candidates a generation; the first generation
 is the ancestor weights plus random genomes (integer genes in ``0..10``); after each tournament the 4 best are
@@ -27,7 +31,18 @@ from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.errors import PuzzleInputError
 from puzzlebatch.puzzles.hextris.model import Problem
 from puzzlebatch.runners.backend import Backend
-from puzzlebatch.runners.hextris_player import ANCESTOR_WEIGHTS, FEATURE_NAMES, HAND_WEIGHTS, BeamPlayer
+from puzzlebatch.runners.hextris_player import DEFAULT_WEIGHTS, FEATURE_NAMES, BeamPlayer
+
+#: the weight of one gene step, per feature (``FEATURE_NAMES`` order)
+GENE_SCALE = np.array([0.1, 1, 1, 5, 1, 1, 1, 1, 1, 1, 30], dtype=np.float64)
+#: the player's default weights as genes, and the document's ancestor: every gene 1
+HAND_GENES = np.rint(DEFAULT_WEIGHTS / GENE_SCALE).astype(np.int64)
+ANCESTOR_GENES = np.ones(len(FEATURE_NAMES), dtype=np.int64)
+
+
+def genes_to_weights(genes) -> np.ndarray:
+    """The player's weights of a genome (one row) or of genomes (one row each)."""
+    return np.asarray(genes, dtype=np.float64) * GENE_SCALE
 
 
 @dataclass
@@ -41,8 +56,8 @@ class TuneConfig:
     gene_high: int = 10
     p_major: float = 0.1
     jitter: float = 1.0  # the random factor added to a weighted average (uniform in [-jitter, jitter])
-    #: the document's ancestor, then the player's hand-set weights
-    ancestors: list = field(default_factory=lambda: [ANCESTOR_WEIGHTS.tolist(), HAND_WEIGHTS.tolist()])
+    #: the document's ancestor, then the player's default weights
+    ancestors: list = field(default_factory=lambda: [ANCESTOR_GENES.tolist(), HAND_GENES.tolist()])
 
     def check(self) -> None:
         if self.elite < 2 or self.population < self.elite + self.newcomers:
@@ -94,7 +109,7 @@ def evaluate(genomes: np.ndarray, games: list[tuple[Problem, int]], backend: Bac
     for p, s in games:
         by_problem.setdefault(p.id, (p, []))[1].append(s)
     for p, seeds in by_problem.values():
-        rows = np.repeat(np.asarray(genomes, dtype=np.float64), len(seeds), axis=0)
+        rows = np.repeat(genes_to_weights(genomes), len(seeds), axis=0)
         plans = BeamPlayer(p, backend, rows, beam, keep).plan([s for _ in genomes for s in seeds])
         if fitness == "exact":
             from puzzlebatch.puzzles.hextris.model import load_phrases

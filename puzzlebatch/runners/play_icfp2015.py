@@ -7,12 +7,13 @@ on stdout.  All seeds of all problems are played together as batch playouts (``r
 few units at a time, round robin over the problems, so that when the time limit comes every game has a legal
 partial solution (a partial game is scored normally, RULES.md §8).
 
-``main`` (the console script) uses the beam player of :mod:`puzzlebatch.runners.hextris_player` (beam search over
-placements, phrases of power from ``-p`` or the 18 known ones woven into the paths, every solution re-scored by
-the exact scorer and never one scoring 0), one problem after another with a share of ``-t`` each; at the time
-limit the problems finished so far are printed.  With ``-t`` the beam widens to use each problem's share of the
-time (up to 256 states per game).  :class:`GreedyPlayer` (the simple greedy policy, a chunk of units at a time)
-remains for ``puzzlebatch hextris play --player greedy``.  ``-m MB``: the beam player holds at most as many game
+``main`` (the console script, :class:`BeamRun`) first plays every game with :class:`GreedyPlayer` (the simple
+greedy policy, a chunk of units at a time: seconds for the whole qualifier), then the beam player of
+:mod:`puzzlebatch.runners.hextris_player` (beam search over placements, phrases of power from ``-p`` or the 18
+known ones woven into the paths, every solution re-scored by the exact scorer), one problem after another with a
+share of the time left; a game keeps the greedy solution unless the beam player's scores more, so the answer is
+never below the greedy player's under the same limits.  At the time limit every game's best so far is printed.
+With ``-t`` the beam widens to use each problem's share of the time (up to 256 states per game).  ``-m MB``: the beam player holds at most as many game
 copies as fit in half of MB (``hextris_player.games_for_memory``; the beam and its candidates per state shrink to
 fit); the other half is left for the interpreter, numba's compiled code and the output.  The process needs about
 300 MB before any game (numba and its compiled kernels: 310-360 MB maximum resident size measured for problems 21
@@ -187,31 +188,59 @@ def play_problems(problems: list[Problem], backend: Backend, *, seconds: float |
 
 
 class BeamRun:
-    """The beam player (``runners.hextris_player``) over every problem, one problem at a time; :meth:`solutions`
-    returns the problems finished so far (each solution re-scored exactly, none scoring 0), in problem order."""
+    """The contest player: the greedy player first (:class:`GreedyPlayer`: every game gets a legal solution within
+    seconds), then the beam player (``runners.hextris_player``) one problem at a time with the time left.
+
+    :meth:`solutions` returns, for every game, the greedy solution unless the beam player's scores more by the exact
+    scorer (with the phrases the player weaves): never less than the greedy player under the same limits, whatever
+    the beam player does.  While the greedy phase runs, its solutions so far are the answer (legal partial games).
+    """
 
     def __init__(self, problems: list[Problem], backend: Backend, seconds: float | None, phrases, tag: str,
                  megabytes: float | None = None):
         self.problems, self.backend, self.seconds, self.phrases, self.tag = problems, backend, seconds, phrases, tag
         self.megabytes = megabytes
         self.t0 = time.perf_counter()
-        self._done: dict[int, list[dict]] = {}
+        self.greedy: GreedyPlayer | None = None
+        self._greedy: dict[tuple[int, int], tuple[dict, int]] = {}  # game -> (entry, exact total)
+        self._beam: dict[tuple[int, int], tuple[dict, int]] = {}  # games where the beam player scores more
         self._lock = threading.Lock()
 
     def run(self) -> None:
+        from puzzlebatch.puzzles.hextris.model import load_phrases
+        from puzzlebatch.runners.hextris import score_solutions
         from puzzlebatch.runners.hextris_player import play_problems as beam_play
+
+        phrases = load_phrases() if self.phrases is None else list(self.phrases)
+        greedy = GreedyPlayer(self.problems, self.backend, megabytes=self.megabytes, tag=self.tag)
+        with self._lock:
+            self.greedy = greedy
+        greedy.run(_deadline(self.t0, self.seconds))
+        entries = greedy.result().solutions
+        scores = score_solutions({p.id: p for p in self.problems}, entries, phrases, self.backend).scores
+        with self._lock:
+            self._greedy = {(e["problemId"], e["seed"]): (e, s.total) for e, s in zip(entries, scores)}
+        if not greedy.complete:
+            return
 
         def on_problem(p, solved):
             with self._lock:
-                self._done[p.id] = [s.entry for s in solved]
+                for s in solved:
+                    key = (s.entry["problemId"], s.entry["seed"])
+                    if s.total > self._greedy[key][1]:
+                        self._beam[key] = (s.entry, s.total)
 
         budget = None if self.seconds is None else max(0.1, 0.8 * self.seconds - (time.perf_counter() - self.t0))
-        beam_play(self.problems, self.backend, phrases=self.phrases, seconds=budget, tag=self.tag,
-                  on_problem=on_problem, megabytes=self.megabytes)
+        beam_play(self.problems, self.backend, phrases=phrases, seconds=budget, tag=self.tag, on_problem=on_problem,
+                  megabytes=self.megabytes)
 
     def solutions(self) -> list[dict]:
+        """Every game's best solution so far, in problem and seed order."""
         with self._lock:
-            return [e for p in self.problems for e in self._done.get(p.id, [])]
+            if not self._greedy:
+                return [] if self.greedy is None else self.greedy.result().solutions
+            return [(self._beam.get(key) or self._greedy[key])[0]
+                    for key in ((p.id, s) for p in self.problems for s in dict.fromkeys(p.source_seeds))]
 
 
 class _Parser(argparse.ArgumentParser):

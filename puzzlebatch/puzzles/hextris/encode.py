@@ -61,15 +61,27 @@ def problem_tables(problem: Problem) -> np.ndarray:
     for x, y in problem.filled:
         board[y, x >> 6] |= np.uint64(1) << np.uint64(x & 63)
     crot = np.array([[rot % k for rot in range(6)] for k in period], dtype=np.int64)
-    parts = [offs.ravel(), sizes, spawns.ravel(), period, masks, board.view(np.int64).ravel(), crot.ravel()]
+    shape = np.zeros((n_units, 6), dtype=np.int64)
+    for u, unit in enumerate(problem.units):  # orientations with the same cells up to translation share a class
+        seen: dict = {}
+        for rot in range(6):
+            cells = [(int(dq), int(dr)) for dq, dr in offs[u, rot, : unit.size]]
+            q0, r0 = min(cells, key=lambda c: (c[1], c[0]))
+            shape[u, rot] = seen.setdefault(frozenset((q - q0, r - r0) for q, r in cells), rot)
+    parts = [offs.ravel(), sizes, spawns.ravel(), period, masks, board.view(np.int64).ravel(), crot.ravel(),
+             shape.ravel()]
     header = np.zeros(rules.HEADER_LEN, dtype=np.int64)
     header[[rules.H_WIDTH, rules.H_HEIGHT, rules.H_NW, rules.H_SRCLEN, rules.H_NUNITS, rules.H_MAXSIZE,
             rules.H_BORDER, rules.H_NSLOTS, rules.H_NROWS, rules.H_VISWORDS, rules.H_NPOS]] = [
         w, h, nw, problem.source_length, n_units, maxsize, border, n_slots, n_rows, (n_slots * 6 + 63) // 64,
         n_rows * n_slots * 6]
+    cols = [x for u in problem.units for x, _ in u.members]
+    header[[rules.H_SPAWN_X0, rules.H_SPAWN_X1, rules.H_ZONE]] = [
+        max(0, min(cols) - 1), min(w - 1, max(cols) + 1),
+        1 + max(max(y for _, y in u.members) - min(y for _, y in u.members) + 1 for u in problem.units)]
     base = rules.HEADER_LEN
     for slot, part in zip((rules.H_OFFS, rules.H_SIZE, rules.H_SPAWN, rules.H_PERIOD, rules.H_ROWMASK,
-                           rules.H_BOARD0, rules.H_CROT), parts):
+                           rules.H_BOARD0, rules.H_CROT, rules.H_SHAPE), parts):
         header[slot] = base
         base += len(part)
     return np.concatenate([header] + parts).astype(np.int64)

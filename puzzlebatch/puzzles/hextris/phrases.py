@@ -28,9 +28,11 @@ import time
 import numpy as np
 
 from puzzlebatch.puzzles.hextris import rules
-from puzzlebatch.puzzles.hextris.model import CANONICAL_CHAR, CHAR_TO_COMMAND
+from puzzlebatch.puzzles.hextris.model import CANONICAL_CHAR, CHAR_TO_COMMAND, COMMAND_CHARS
 
 DOWN = (rules.C_SW, rules.C_SE)
+#: (next move, last move) pairs where the next move returns to the position just left: always a repeat error
+UNDO = {(rules.C_E, rules.C_W), (rules.C_W, rules.C_E), (rules.C_CW, rules.C_CCW), (rules.C_CCW, rules.C_CW)}
 
 
 def phrase_commands(phrase: str) -> list[int] | None:
@@ -51,6 +53,7 @@ class _Unit:
         self.tab_arr, self.board_arr = tab_arr, board_arr
         self.crot = tab[rules.H_CROT] + u * 6
         self._fits: dict = {}
+        self.scratch = None  # rules.row_reachable's marks and queue
 
     def fits(self, p) -> bool:
         f = self._fits.get(p)
@@ -66,8 +69,9 @@ class _Unit:
 class _Dist:
     """Distances to the target by position ``(pq, pr, rot)`` (``in``: the target is reachable from there)."""
 
-    def __init__(self, tab, d: list):
+    def __init__(self, tab, d: list, arr: np.ndarray | None = None):
         self.d = d
+        self.arr = arr  # the same as int64, for rules.row_reachable
         self.border, self.slots = tab[rules.H_BORDER], tab[rules.H_NSLOTS]
         self.rows = tab[rules.H_NROWS]
 
@@ -95,11 +99,30 @@ def _reverse_bfs(unit: _Unit, target, top_row: int) -> _Dist:
     work = np.zeros(2 * tab[rules.H_NPOS], np.int64)
     weave_rules().reverse_distances(unit.board_arr, unit.tab_arr, unit.u, target[0], target[1], target[2],
                                     top_row, work)
-    return _Dist(tab, work[: tab[rules.H_NPOS]].tolist())
+    npos = tab[rules.H_NPOS]
+    return _Dist(tab, work[:npos].tolist(), work[:npos].copy())
 
 
-def _reachable(unit: _Unit, p, visited: set, target, dist: dict) -> bool:
-    """True when ``target`` can be reached legally from ``p`` with ``visited`` marked in ``p``'s row."""
+def _reachable(unit: _Unit, p, visited: set, target, dist: _Dist) -> bool:
+    """True when ``target`` can be reached legally from ``p`` with ``visited`` marked in ``p``'s row
+    (``rules.row_reachable``, compiled for the CPU)."""
+    if p == target:
+        return True
+    if dist.arr is not None:
+        from puzzlebatch.cpu_fallback.hextris import weave_rules
+
+        ids = np.array([dist._id(v) for v in visited if dist._id(v) >= 0] or [-1], np.int64)
+        if unit.scratch is None:
+            npos = unit.tab[rules.H_NPOS]
+            unit.scratch = (np.zeros(npos + 1, np.int64), np.zeros(npos, np.int64))
+        return bool(weave_rules().row_reachable(unit.board_arr, unit.tab_arr, unit.u, p[0], p[1], p[2], ids,
+                                                len(ids), target[0], target[1], target[2], dist.arr,
+                                                *unit.scratch))
+    return _reachable_plain(unit, p, visited, target, dist)
+
+
+def _reachable_plain(unit: _Unit, p, visited: set, target, dist: _Dist) -> bool:
+    """:func:`_reachable` in plain Python (the oracle of the compiled rule)."""
     if p == target:
         return True
     seen = {p}
@@ -168,28 +191,93 @@ def _walk(unit: _Unit, p, visited: set, target, dist: _Dist | None = None) -> li
     return out
 
 
+class PhraseMatcher:
+    """Aho-Corasick automaton over the phrases (lower case): what appending a text to the solution adds to its power
+    score, overlapping occurrences and occurrences that begin in earlier text included (the scorer counts every
+    occurrence: RULES.md §11), and which texts would complete a phrase begun at the end of the solution.
+
+    A state is the longest suffix of the text so far that is a prefix of a phrase (state 0: none).
+    """
+
+    def __init__(self, phrases: list[str]):
+        self.phrases = [ph for ph in dict.fromkeys(p.lower() for p in phrases) if phrase_commands(ph)]
+        self.prefix = [""]
+        self.next: list[dict[str, int]] = [{}]
+        for ph in self.phrases:
+            s = 0
+            for ch in ph:
+                if ch not in self.next[s]:
+                    self.next[s][ch] = len(self.prefix)
+                    self.prefix.append(self.prefix[s] + ch)
+                    self.next.append({})
+                s = self.next[s][ch]
+        index = {ph: i for i, ph in enumerate(self.phrases)}
+        by_prefix = {u: s for s, u in enumerate(self.prefix)}
+        # fall back: the longest proper suffix that is a prefix; ends: the phrases that end at this state
+        self.fail = [by_prefix[next(u[k:] for k in range(1, len(u) + 1) if u[k:] in by_prefix)] if u else 0
+                     for u in self.prefix]
+        self.ends = [[index[u[k:]] for k in range(len(u)) if u[k:] in index] for u in self.prefix]
+        self._options: dict[int, list] = {}
+
+    def step(self, s: int, ch: str) -> int:
+        while ch not in self.next[s] and s:
+            s = self.fail[s]
+        return self.next[s].get(ch, 0)
+
+    def run(self, s: int, text: str) -> tuple[int, int, list[int]]:
+        """``(state, repeat points, phrases completed)`` after appending ``text`` in state ``s``: repeat points are
+        ``2 * len`` per occurrence completed; each phrase's first use in a game adds 300 more (the caller's)."""
+        points, done = 0, []
+        for ch in text.lower():
+            s = self.step(s, ch)
+            for i in self.ends[s]:
+                points += 2 * len(self.phrases[i])
+                done.append(i)
+        return s, points, done
+
+    def options(self, s: int) -> list[tuple[str, list[int], int, int, frozenset]]:
+        """The texts worth appending in state ``s``: every phrase, and the rest of every phrase begun at the end of
+        the text; each as ``(text, commands, downward moves, repeat points, phrases completed)``."""
+        got = self._options.get(s)
+        if got is None:
+            got, seen, t = [], set(), s
+            while True:
+                u = self.prefix[t]
+                for ph in self.phrases:
+                    if len(ph) > len(u) and ph.startswith(u) and ph[len(u):] not in seen:
+                        text = ph[len(u):]
+                        seen.add(text)
+                        cmds = phrase_commands(text)
+                        _, points, done = self.run(s, text)
+                        got.append((text, cmds, sum(1 for c in cmds if c in DOWN), points, frozenset(done)))
+                if t == 0:
+                    break
+                t = self.fail[t]
+            self._options[s] = got
+        return got
+
+
 def weave(tab: list, seed: int, placements, phrases: list[str], max_tries: int = 100000,
-          deadline: float | None = None, repeat_order: str = "density", lookahead: bool = True,
-          across: bool = True) -> str:
+          deadline: float | None = None, lookahead: bool = True, across: bool = True, prefix: str = "") -> str:
     """A command string locking the game's units at ``placements`` (``(pivot x, pivot y, rot)`` each, as
     :meth:`Playouts.lockable` lists them) and spelling phrases of power wherever the board allows.
 
     ``tab`` is the problem's table as a list (``encode.problem_tables(p).tolist()``).  ``max_tries`` bounds the
-    phrase attempts per unit (time).  Phrases not yet spelled come first (longest first: each is worth
-    ``2 * len + 300``); repeats are ordered by ``repeat_order``: ``"density"`` (most characters per downward move
-    first: rows are what a path runs out of) or ``"length"`` (longest first).  With ``lookahead``, where no phrase
-    fits, a sideways or turning move after which one does is preferred to a step along the shortest path.  With
-    ``across``, a phrase may also run on past a unit's lock into the next units' moves (the lock is one of its
-    characters, every lock on the way at its planned placement): long phrases fit on low boards.  Past
-    ``deadline`` (``time.perf_counter()``) no more phrases are tried (the remaining units take shortest paths).
-    Raises ``ValueError`` if a placement is not reachable (a player bug).
+    phrase attempts per unit (time).  The texts tried at each step are the phrases and the completions of phrases
+    begun at the end of the solution (:class:`PhraseMatcher`: after ``ia!``, `` ia!`` completes ``ia! ia!``):
+    those that spell a phrase not used yet in this game first (longest phrase first: each is worth 300 more),
+    then by power gained per downward move (rows are what a path runs out of).  Every move outside a phrase is
+    written with the character of its command that completes a phrase or begins one, where one does.  With
+    ``lookahead``, where no phrase fits, a sideways or turning move after which one does is preferred to a step
+    along the shortest path.  With ``across``, a phrase may also run on past a unit's lock into the next units'
+    moves (the lock is one of its characters, every lock on the way at its planned placement): long phrases fit
+    on low boards.  Past ``deadline`` (``time.perf_counter()``) no more phrases are tried (the remaining units
+    take shortest paths).  ``prefix`` (an :func:`opening`) is played first; ``placements`` are then those of the
+    units after it, the first one from wherever the prefix left it.  Raises ``ValueError`` if a placement is not
+    reachable (a player bug).
     """
-    cands = []
-    for ph in dict.fromkeys(p.lower() for p in phrases):
-        c = phrase_commands(ph)
-        if c:
-            cands.append((ph, c))
-    used: set[str] = set()
+    matcher = PhraseMatcher(phrases)
+    used: set[int] = set()
     state = [0] * rules.STATE_LEN
     nw = tab[rules.H_NW]
     # Python ints do not wrap: keep the row masks and the board words unsigned so that a 64-bit word with bit 63
@@ -203,22 +291,55 @@ def weave(tab: list, seed: int, placements, phrases: list[str], max_tries: int =
     vis = [0] * tab[rules.H_VISWORDS]
     rules.init_game(state, board, vis, tab, seed)
     out: list[str] = []
+    ac = [0]  # the matcher's state at the end of the text
 
-    def gain(c):  # best gain first: unused phrases (+300, longest first), then repeats by density or length
-        if c[0] not in used:
-            return (0, -len(c[1]))
-        if repeat_order == "density":
-            return (1, -len(c[1]) / max(1, sum(1 for m in c[1] if m in DOWN)), -len(c[1]))
-        return (1, -len(c[1]))
-
-    order = sorted(cands, key=gain)
+    def order(s: int) -> list[tuple[str, list[int], bool]]:
+        """Texts to try in matcher state ``s``, best first, each with whether it spells a phrase not used yet."""
+        ranked = []
+        for text, cmds, downs, points, done in matcher.options(s):
+            new = done - used
+            if new:
+                ranked.append(((0, -max(len(matcher.phrases[i]) for i in new), -len(cmds)), text, cmds, True))
+            elif points:
+                # a text that undoes its own last move when repeated (ei!ei!: W then E) needs a downward move
+                # between two copies: count it, so that the rate is that of a chain of them
+                undo = (cmds[0], cmds[-1]) in UNDO
+                ranked.append(((1, -points / max(1, downs + undo), -len(cmds)), text, cmds, False))
+        ranked.sort(key=lambda r: r[0])
+        return [r[1:] for r in ranked]
 
     def emit(text: str, cmds: list[int]) -> None:
         for c in cmds:
             rules.step(state, board, vis, tab, c)
+        ac[0], _, done = matcher.run(ac[0], text)
+        used.update(done)
         out.append(text)
 
+    def emit_move(cmd: int) -> None:
+        """One move, written with its character that completes a phrase (new ones first) or goes deepest into one."""
+        best, key = CANONICAL_CHAR[cmd], None
+        for ch in COMMAND_CHARS[cmd]:
+            s, points, done = matcher.run(ac[0], ch)
+            k = (len(set(done) - used), points, len(matcher.prefix[s]), ch == CANONICAL_CHAR[cmd])
+            if key is None or k > key:
+                best, key = ch, k
+        emit(best, [cmd])
+
     carry = None  # the visited set of the current unit's row, when a phrase ran on past a lock into it
+    if prefix:
+        cmds = phrase_commands(prefix)
+        carry = set()
+        for c in cmds:
+            locked = state[rules.S_LOCKED]
+            rules.step(state, board, vis, tab, c)
+            u = state[rules.S_UNIT]
+            now = (state[rules.S_PQ], state[rules.S_PR], tab[tab[rules.H_CROT] + u * 6 + state[rules.S_ROT]])
+            carry = {now} if (c in DOWN or state[rules.S_LOCKED] != locked) else carry | {now}
+        if state[rules.S_END] != rules.END_IN_PROGRESS:
+            raise ValueError(f"prefix {prefix!r}: the game does not go on after it")
+        ac[0], _, done = matcher.run(0, prefix)
+        used.update(done)
+        out.append(prefix)
     infos: dict = {}  # unit index -> (unit, target, distances) on the board it spawns on (same for every path)
 
     def planned(j, u):
@@ -283,26 +404,20 @@ def weave(tab: list, seed: int, placements, phrases: list[str], max_tries: int =
         while True:
             took = False
             if tries < max_tries:
-                # best gain first: unused phrases (+300), then repeats; a phrase may run on past this unit's
-                # lock into the next unit (a long phrase on a low board)
-                for ph, cmds in order:
+                # best first; a phrase may run on past this unit's lock into the next unit (a long phrase on a
+                # low board)
+                for text, cmds, new in order(ac[0]):
                     tries += 1
                     got = None if p == target else _try_path(unit, p, visited, cmds)
                     if got is not None and _reachable(unit, got[0], got[1], target, dist):
-                        emit(ph, cmds)
-                        if ph not in used:
-                            used.add(ph)
-                            order = sorted(cands, key=gain)
+                        emit(text, cmds)
                         p, visited = got
                         took = True
                         break
-                    if more and (ph not in used or p == target):
+                    if more and (new or p == target):
                         jump = attempt(i, unit, visited, target, dist, cmds)
                         if jump is not None:
-                            emit(ph, cmds)
-                            if ph not in used:
-                                used.add(ph)
-                                order = sorted(cands, key=gain)
+                            emit(text, cmds)
                             took = True
                             break
                     if tries >= max_tries:
@@ -312,7 +427,7 @@ def weave(tab: list, seed: int, placements, phrases: list[str], max_tries: int =
             if took:
                 continue
             if p == target:
-                emit(CANONICAL_CHAR[lock], [lock])
+                emit_move(lock)
                 break
             if lookahead and tries < max_tries:
                 # no phrase fits here: a sideways or turning move (no row spent) after which one fits, if any
@@ -326,7 +441,8 @@ def weave(tab: list, seed: int, placements, phrases: list[str], max_tries: int =
                     nv = visited | {q}
                     if not _reachable(unit, q, nv, target, dist):
                         continue
-                    for ph, cmds in order:
+                    after = matcher.step(ac[0], CANONICAL_CHAR[cmd])
+                    for text, cmds, _ in order(after):
                         tries += 1
                         got = _try_path(unit, q, nv, cmds)
                         if got is not None and _reachable(unit, got[0], got[1], target, dist):
@@ -335,13 +451,13 @@ def weave(tab: list, seed: int, placements, phrases: list[str], max_tries: int =
                     if step is not None:
                         break
                 if step is not None:
-                    emit(CANONICAL_CHAR[step[0]], [step[0]])
+                    emit_move(step[0])
                     p, visited = step[1], step[2]
                     continue
             best = _step_towards(unit, p, visited, target, dist)
             if best is None:  # pragma: no cover - reachability was checked before every move
                 raise ValueError(f"lost the way to placement {(px, py, rot)}")
-            emit(CANONICAL_CHAR[best[0]], [best[0]])
+            emit_move(best[0])
             p, visited = best[1], best[2]
         if jump is not None:  # a phrase ran on into unit jump[0] (its locks checked by attempt)
             if state[rules.S_LOCKED] != locked + jump[0] - i:  # pragma: no cover
@@ -352,6 +468,108 @@ def weave(tab: list, seed: int, placements, phrases: list[str], max_tries: int =
             raise ValueError(f"placement {(px, py, rot)}: the woven path did not lock there")  # pragma: no cover
         i += 1
     return "".join(out)
+
+
+def _plain_game(tab: list, seed: int):
+    """A game in plain Python: the table with unsigned row masks and board, and the state, board, visited set."""
+    tab = [int(v) for v in tab]
+    nw = tab[rules.H_NW]
+    for base, n in ((tab[rules.H_ROWMASK], nw), (tab[rules.H_BOARD0], tab[rules.H_HEIGHT] * nw)):
+        for k in range(base, base + n):
+            tab[k] &= (1 << 64) - 1
+    state = [0] * rules.STATE_LEN
+    board = [0] * (tab[rules.H_HEIGHT] * nw)
+    vis = [0] * tab[rules.H_VISWORDS]
+    rules.init_game(state, board, vis, tab, seed)
+    return tab, state, board, vis
+
+
+def _drop(t, state, board, vis, side: int) -> str | None:
+    """Commands that take the current unit as far as it goes to one side (``side`` -1: W, +1: E) and then down
+    until it locks (SW and SE in turn, whichever is free), played on the game; None if the game ends or errs."""
+    out = []
+    u = state[rules.S_UNIT]
+    crot = t[rules.H_CROT] + u * 6
+    sideways = rules.C_W if side < 0 else rules.C_E
+    moves = [sideways] * (t[rules.H_WIDTH] + 8)
+    locked = state[rules.S_LOCKED]
+    for cmd in moves:
+        q, r, o = rules.moved(state[rules.S_PQ], state[rules.S_PR], state[rules.S_ROT], cmd)
+        if not rules.fits(board, t, u, q, r, t[crot + o]):
+            break
+        rules.step(state, board, vis, t, cmd)
+        out.append(cmd)
+    while state[rules.S_LOCKED] == locked and state[rules.S_END] == rules.END_IN_PROGRESS:
+        down = rules.C_SW if len(out) % 2 else rules.C_SE
+        q, r, o = rules.moved(state[rules.S_PQ], state[rules.S_PR], state[rules.S_ROT], down)
+        if not rules.fits(board, t, u, q, r, t[crot + o]):
+            other = rules.C_SE + rules.C_SW - down
+            q, r, o = rules.moved(state[rules.S_PQ], state[rules.S_PR], state[rules.S_ROT], other)
+            if rules.fits(board, t, u, q, r, t[crot + o]):
+                down = other
+        rules.step(state, board, vis, t, down)
+        out.append(down)
+    if state[rules.S_END] != rules.END_IN_PROGRESS:
+        return None
+    return "".join(CANONICAL_CHAR[c] for c in out)
+
+
+def opening(tab: list, seed: int, phrases: list[str], min_len: int = 40, max_skips: int = 3,
+            limit: int = 4000) -> list[tuple[str, tuple]]:
+    """Openings that spell the long phrases (``min_len`` characters or more) early in the game: the phrase dictates
+    the moves and a unit locks wherever a move is blocked (the next unit goes on with the phrase) -- a long phrase
+    needs more rows than the paths to the planned locks give it.
+
+    A candidate drops the first units (none to ``max_skips``) to the bottom at one side or the other until a unit
+    that can turn (a phrase of power turns) is the current one, moves it sideways by some columns, then spells the
+    phrases in some order, one after the other; one whose game errs (a repeated position) or ends is dropped.
+    At most ``limit`` candidates are played (plain Python, about a millisecond each).
+
+    Returns ``[(prefix, key)]``, best first: the most long phrases spelled, then the fewest full cells in the spawn
+    zone's rows, then the fewest units locked.  Empty when no phrase fits.
+    """
+    longs = [p for p in dict.fromkeys(p.lower() for p in phrases) if len(p) >= min_len and phrase_commands(p)]
+    if not longs:
+        return []
+    orders = [longs] if len(longs) == 1 else [longs, longs[::-1]] + [[p] for p in longs]
+    zone = tab[rules.H_ZONE]
+    nw = tab[rules.H_NW]
+    width = tab[rules.H_WIDTH]
+    out: list[tuple[str, tuple]] = []
+    tried = 0
+    leads = [("", _plain_game(tab, seed))]
+    for _ in range(max_skips + 1):
+        after = []
+        for lead, (t, state, board, vis) in leads:
+            u = state[rules.S_UNIT]
+            if t[t[rules.H_PERIOD] + u] > 1:  # this unit can turn: try the phrases from here
+                for shift in sorted(range(-width, width + 1), key=abs):
+                    side = "p" if shift < 0 else "b"
+                    for order in orders:
+                        if tried >= limit:
+                            break
+                        tried += 1
+                        text = lead + side * abs(shift) + "".join(order)
+                        t2, st, bd, vs = t, list(state), list(board), list(vis)
+                        for c in phrase_commands(side * abs(shift) + "".join(order)):
+                            rules.step(st, bd, vs, t2, c)
+                            if st[rules.S_END] != rules.END_IN_PROGRESS:
+                                break
+                        if st[rules.S_END] != rules.END_IN_PROGRESS:
+                            continue
+                        top = sum(bin(bd[y * nw + k]).count("1") for y in range(min(zone, t2[rules.H_HEIGHT]))
+                                  for k in range(nw))
+                        out.append((text, (-len(order), top, st[rules.S_LOCKED])))
+            for side in (-1, 1):  # drop this unit at a side and look at the next one
+                st, bd, vs = list(state), list(board), list(vis)
+                moves = _drop(t, st, bd, vs, side)
+                if moves is not None:
+                    after.append((lead + moves, (t, st, bd, vs)))
+        if any(k[0] == -len(longs) and k[1] == 0 for _, k in out) or tried >= limit:
+            break
+        leads = after
+    out.sort(key=lambda c: c[1])
+    return out
 
 
 def placements_of(tab: list, seed: int, solution: str) -> list[tuple[int, int, int]]:

@@ -14,8 +14,10 @@ One game lives in four flat arrays that the caller owns (one row each of the bat
     Scratch for the breadth-first search of lockable positions (policy entry points only).
 
 ``tab`` (int64[:]) describes one problem, built by ``encode.problem_tables``: the ``H_*`` header followed by the
-rotated unit shapes, sizes, spawn pivots, symmetries, row masks, the initial board and the canonical orientations
-(``rot`` modulo the unit's symmetry: a table lookup instead of a division on every move).
+rotated unit shapes, sizes, spawn pivots, symmetries, row masks, the initial board, the canonical orientations
+(``rot`` modulo the unit's symmetry: a table lookup instead of a division on every move), the spawn zone and the
+shape classes (orientations with the same cells up to a translation).  The board evaluation of the player is in
+``evaluation.py``, compiled in the same unit.
 
 Positions are ``(pq, pr, rot)``: the pivot in axial coordinates and the number of clockwise turns from the spawn
 shape (0..5).  Commands are codes 0..5 = W, E, SW, SE, CW, CCW; code 6 is an invalid character.
@@ -41,7 +43,11 @@ H_ROWMASK = 14  # base of the full-row masks (words_per_row words)
 H_BOARD0 = 15  # base of the initial board
 H_NPOS = 16  # number of position ids: n_rows * n_slots * 6
 H_CROT = 17  # base of the canonical orientations: u * 6 + rot -> rot modulo the unit's symmetry
-HEADER_LEN = 18
+H_SPAWN_X0 = 18  # the spawn zone: columns x0..x1 (every unit's spawned members, one column more each side)
+H_SPAWN_X1 = 19
+H_ZONE = 20  # and rows 0 .. zone - 1 (the tallest unit's rows plus one)
+H_SHAPE = 21  # base of the shape classes: u * 6 + rot -> the first orientation with the same cells up to translation
+HEADER_LEN = 22
 
 # game state
 S_PQ = 0
@@ -84,6 +90,7 @@ F_CONTACT = 2  # member sides touching a full cell, a wall or the floor
 F_COVERED = 3  # empty cells right below the unit (SW/SE neighbours) that it would cover
 F_HIGH = 4  # the unit's top row (larger = lower)
 N_FEATURES = 5
+
 
 
 def lcg_next(s):
@@ -235,12 +242,7 @@ def lock(state, board, vis, tab):
         x, y = member_cell(tab, u, rot, m, pq, pr)
         board[y * nw + (x >> 6)] |= 1 << (x & 63)
     lines = clear_full_rows(board, tab)
-    points = size + 50 * lines * (lines + 1)
-    old = state[S_LSOLD]
-    bonus = 0
-    if old > 1:
-        bonus = (old - 1) * points // 10
-    state[S_SCORE] += points + bonus
+    state[S_SCORE] += lock_points(tab, state, u, lines)
     state[S_LSOLD] = lines
     state[S_LINES] += lines
     state[S_LOCKED] += 1
@@ -457,6 +459,15 @@ def placement_features(board, tab, u, pq, pr, rot, feats):
     feats[F_HIGH] = top
 
 
+def lock_points(tab, state, u, lines):
+    """Move points of locking unit ``u`` with ``lines`` rows cleared (RULES.md §9), after the game's last lock."""
+    points = tab[tab[H_SIZE] + u] + 50 * lines * (lines + 1)
+    old = state[S_LSOLD]
+    if old > 1:
+        points += (old - 1) * points // 10
+    return points
+
+
 def lockable_positions(state, board, vis, tab, work, out, feats, cap):
     """Every position where the current unit can lock, in BFS order: ``out[k] = (pivot x, pivot y, rot)``
     (rot reduced modulo the unit's symmetry) and ``feats[k]`` its features, for the first ``cap`` of them.
@@ -587,3 +598,56 @@ def reverse_distances(board, tab, u, tq, tr, trot, top_row, work):
             work[npos + tail] = nid
             tail += 1
     return tail
+
+
+def row_reachable(board, tab, u, pq, pr, rot, visited, n_visited, tq, tr, trot, dist, marks, queue):
+    """True when unit ``u`` can go legally from ``(pq, pr, rot)`` to the target ``(tq, tr, trot)``: a walk along its
+    row (E, W, CW, CCW) avoiding the positions ``visited[:n_visited]`` (ids: the row's positions visited so far)
+    and those it passes, then (unless the target is in the row) a downward move onto a position from which the
+    target is reachable at all (``dist[id] > 0``, from :func:`reverse_distances`).  A fresh row is never a repeat,
+    and the reverse search's shortest paths never repeat a position, so this test is exact.
+
+    ``marks`` (``n_positions + 1`` words, the last a call counter) and ``queue`` (``n_positions``) are scratch.
+    Used by the phrase weaver (``phrases.py``) before it commits to a phrase."""
+    npos = tab[H_NPOS]
+    border = tab[H_BORDER]
+    crot = tab[H_CROT] + u * 6
+    target = position_id(tab, u, tq, tr, trot)
+    start = position_id(tab, u, pq, pr, rot)
+    if start == target:
+        return True
+    stamp = marks[npos] + 1
+    marks[npos] = stamp
+    marks[start] = stamp
+    queue[0] = start
+    head = 0
+    tail = 1
+    while head < tail:
+        pid = queue[head]
+        head += 1
+        q, r, o = position_of(tab, pid)
+        for cmd in range(6):
+            nq, nr, no = moved(q, r, o, cmd)
+            px = nq + (nr >> 1) + border
+            if px < 0 or px >= tab[H_NSLOTS] or nr + border < 0 or nr + border >= tab[H_NROWS]:
+                continue  # no valid position lies there
+            nid = position_id(tab, u, nq, nr, tab[crot + no])
+            if cmd == C_SW or cmd == C_SE:
+                if dist[nid] > 0:
+                    return True
+                continue
+            seen = False
+            for k in range(n_visited):
+                if visited[k] == nid:
+                    seen = True
+                    break
+            if seen:
+                continue
+            if nid == target:
+                return True
+            if marks[nid] == stamp or dist[nid] <= 0 or not fits(board, tab, u, nq, nr, tab[crot + no]):
+                continue
+            marks[nid] = stamp
+            queue[tail] = nid
+            tail += 1
+    return False
