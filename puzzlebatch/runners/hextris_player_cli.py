@@ -391,6 +391,7 @@ def _report(args, backend, weights, done, run, store, seconds, late) -> int:
     if args.json:
         doc = {"backend": backend.name, "device": backend.device, "seconds": seconds, "player": "beam",
                "beam": args.beam, "keep": args.keep, "weights": np.asarray(weights).tolist(),
+               "stopped": "time_limit" if late else None,
                "solutions": [d["entry"] for d in done],
                "scores": [{k: d[k] for k in ("move_score", "power_score", "total", "end", "woven")}
                           | {"problemId": d["entry"]["problemId"], "seed": d["entry"]["seed"]} for d in done]}
