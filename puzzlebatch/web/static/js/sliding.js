@@ -2,7 +2,7 @@
 import { api, runJob, cancelJob, say, svgEl } from "./api.js";
 
 const $ = (id) => document.getElementById(id);
-const st = { rows: 3, cols: 3, tiles: [], path: null, step: 0, timer: null, job: null };
+const st = { rows: 3, cols: 3, tiles: [], path: null, step: 0, timer: null, job: null, checks: 0 };
 
 function size() { const [r, c] = $("sl-size").value.split("x").map(Number); st.rows = r; st.cols = c; }
 function parseTiles() { return $("sl-tiles").value.trim().split(/[\s,]+/).filter(Boolean).map((t) => (t === "." || t === "_" ? 0 : Number(t))); }
@@ -36,12 +36,14 @@ async function changed() {
   size();
   st.tiles = parseTiles();
   st.path = null; stop(); updateSteps();
+  const mine = ++st.checks;  // answers can come back out of order: only the latest board's is shown
   try {
     const r = await api("/api/sliding/check", { rows: st.rows, cols: st.cols, tiles: st.tiles, goal: $("sl-goal").value });
+    if (mine !== st.checks) return;
     draw(st.tiles);
     say($("sl-parity"), r.solved ? "solved: this is the goal" : r.explanation, r.solvable ? "ok" : "error");
     $("sl-solve").disabled = !r.solvable || r.solved;
-  } catch (e) { say($("sl-parity"), e.message, "error"); $("sl-solve").disabled = true; }
+  } catch (e) { if (mine === st.checks) { say($("sl-parity"), e.message, "error"); $("sl-solve").disabled = true; } }
 }
 
 async function shuffle() {
