@@ -23,8 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from puzzlebatch import xp as X  # noqa: E402
 from puzzlebatch.cpu_fallback.sliding import drivers  # noqa: E402
-from puzzlebatch.runners import sliding  # noqa: E402
-from puzzlebatch.runners.backend import select_backend  # noqa: E402
+from puzzlebatch.runners.sliding import solver as sliding  # noqa: E402
+from puzzlebatch.runners.engine.backend import select_backend  # noqa: E402
 
 
 def main() -> int:

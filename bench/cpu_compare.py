@@ -32,7 +32,7 @@ sys.path.insert(0, sys.argv[1])
 import numpy as np
 import puzzlebatch
 assert puzzlebatch.__file__.startswith(sys.argv[1]), puzzlebatch.__file__
-from puzzlebatch.runners.backend import select_backend
+from puzzlebatch.runners.engine.backend import select_backend
 
 cpu = select_backend("cpu")
 
@@ -40,7 +40,7 @@ cpu = select_backend("cpu")
 def snake():
     from puzzlebatch.puzzles.snake.generate import chain_of_path, random_hamiltonian_path
     from puzzlebatch.puzzles.snake.model import Box
-    from puzzlebatch.runners import snake as S
+    from puzzlebatch.runners.snake import solver as S
     box = Box(4, 4, 4)
     chains = [chain_of_path(random_hamiltonian_path(box, np.random.default_rng(s), steps=30)) for s in (1, 2, 4, 5)]
     return [S.count(c, box, cpu)[0].embeddings for c in chains]
@@ -48,26 +48,27 @@ def snake():
 
 def polyomino():
     from puzzlebatch.puzzles.polyomino import packing as P, shapes as S
-    from puzzlebatch.runners import polyomino as RP
+    from puzzlebatch.runners.polyomino import solver as RP
     r = RP.count_packing(P.build(P.parse_board("10x6"), S.load_pieces("pentominoes")), cpu)
     return [r.solutions, r.distinct]
 
 
 def cubes():
     from puzzlebatch.puzzles.cubes import model
-    from puzzlebatch.runners import cubes as rc
+    from puzzlebatch.runners.cubes import solver as rc
     cs = model.load_cubes()
     return rc.count(model.box(2, 2, 1), cs.subset(cs.numbers[:12]), cpu)[0].assemblies
 
 
 def bfs():
-    from puzzlebatch.runners import sliding
+    from puzzlebatch.runners.sliding import solver as sliding
     return [sliding.bfs(r, c, "blank-last", cpu)[0].depth_counts for r, c in ((3, 3), (2, 5))]
 
 
 def ida():
     from puzzlebatch.puzzles.sliding.model import Board, goal_board, solvability
-    from puzzlebatch.runners import sliding, sliding_pdb
+    from puzzlebatch.runners.sliding import solver as sliding
+    from puzzlebatch.runners.sliding import pdb as sliding_pdb
     pdbs = sliding_pdb.ensure(3, 3, "4-4", cpu, sliding_pdb.cache_dir(None), say=lambda m: None)
     rng = np.random.default_rng(11)
     boards = []
@@ -81,7 +82,7 @@ def ida():
 def hextris():
     from puzzlebatch.puzzles.hextris import model
     from puzzlebatch.puzzles.hextris.encode import encode_commands
-    from puzzlebatch.runners.hextris import Playouts, parse_solutions
+    from puzzlebatch.runners.hextris.playouts import Playouts, parse_solutions
     problems = [model.official_problem(i) for i in range(25)]
     entries = parse_solutions(json.loads((model.DATA_DIR / "reference_scores.json").read_text()), "ref") * 8
     sim = Playouts(problems, cpu)
@@ -93,7 +94,7 @@ def hextris():
 def ga():
     from puzzlebatch.ga.engine import GAConfig, GeneticAlgorithm
     from puzzlebatch.puzzles.cubes import model
-    from puzzlebatch.runners import cubes_ga
+    from puzzlebatch.runners.cubes import ga as cubes_ga
     problem = cubes_ga.ga_problem(model.box(3, 3, 1), model.load_cubes(), cubes_ga.Operators())
     problem.target = None
     _, state = GeneticAlgorithm(problem, cpu, GAConfig(1024, 30), seed=3).run()

@@ -30,9 +30,9 @@ from cubes_peers import document_ga, python_count, python_solve  # noqa: E402
 import puzzlebatch  # noqa: E402
 from puzzlebatch.ga.engine import GAConfig  # noqa: E402
 from puzzlebatch.puzzles.cubes import model  # noqa: E402
-from puzzlebatch.runners import cubes as rc  # noqa: E402
-from puzzlebatch.runners import cubes_ga  # noqa: E402
-from puzzlebatch.runners.backend import select_backend  # noqa: E402
+from puzzlebatch.runners.cubes import solver as rc  # noqa: E402
+from puzzlebatch.runners.cubes import ga as cubes_ga  # noqa: E402
+from puzzlebatch.runners.engine.backend import select_backend  # noqa: E402
 
 
 def timed(fn, repeat):

@@ -18,9 +18,9 @@ import time
 
 from puzzlebatch.puzzles.snake.generate import random_chain
 from puzzlebatch.puzzles.snake.model import Box
-from puzzlebatch.runners import snake
-from puzzlebatch.runners.backend import select_backend
-from puzzlebatch.runners.distributed import open_pool
+from puzzlebatch.runners.snake import solver as snake
+from puzzlebatch.runners.engine.backend import select_backend
+from puzzlebatch.runners.engine.distributed import open_pool
 
 
 def main() -> None:

@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import puzzlebatch  # noqa: E402
-from puzzlebatch.runners.backend import select_backend  # noqa: E402
+from puzzlebatch.runners.engine.backend import select_backend  # noqa: E402
 
 
 # -- the cases: each returns (answer, work) where answer must agree between backends -------------------------------
@@ -49,7 +49,7 @@ from puzzlebatch.runners.backend import select_backend  # noqa: E402
 def case_snake(backend, quick):
     from puzzlebatch.puzzles.snake.generate import chain_of_path, random_chain, random_hamiltonian_path
     from puzzlebatch.puzzles.snake.model import Box
-    from puzzlebatch.runners import snake
+    from puzzlebatch.runners.snake import solver as snake
 
     if quick:
         chains = [(random_chain(Box(2, 2, 4), 1)[0], Box(2, 2, 4))]
@@ -67,7 +67,7 @@ def _count_packing(backend, quick, full, small):
     leaves would be enumerated on the host, and the kernel would not run)."""
     from puzzlebatch.puzzles.polyomino import packing as P
     from puzzlebatch.puzzles.polyomino import shapes as S
-    from puzzlebatch.runners import polyomino as RP
+    from puzzlebatch.runners.polyomino import solver as RP
 
     board, pieces = small if quick else full
     pk = P.build(P.parse_board(board), S.load_pieces(pieces, unlimited=quick))
@@ -85,7 +85,7 @@ def case_polyomino_iq(backend, quick):
 
 def case_cubes(backend, quick):
     from puzzlebatch.puzzles.cubes import model
-    from puzzlebatch.runners import cubes as rc
+    from puzzlebatch.runners.cubes import solver as rc
 
     cubes = model.load_cubes()
     if quick:
@@ -96,7 +96,7 @@ def case_cubes(backend, quick):
 
 
 def _pdbs(rows, cols, partition, backend):
-    from puzzlebatch.runners import sliding_pdb
+    from puzzlebatch.runners.sliding import pdb as sliding_pdb
 
     folder = sliding_pdb.cache_dir(os.environ.get("PUZZLEBATCH_BENCH_PDB_DIR"))
     return sliding_pdb.ensure(rows, cols, partition, backend, folder, say=lambda m: print(m, flush=True))
@@ -104,7 +104,7 @@ def _pdbs(rows, cols, partition, backend):
 
 def case_sliding_korf100(backend, quick):
     from puzzlebatch.puzzles.sliding.model import read_instances
-    from puzzlebatch.runners import sliding
+    from puzzlebatch.runners.sliding import solver as sliding
 
     if quick:
         rng = np.random.default_rng(5)
@@ -124,7 +124,7 @@ def case_sliding_korf100(backend, quick):
 
 
 def case_sliding_bfs(backend, quick):
-    from puzzlebatch.runners import sliding
+    from puzzlebatch.runners.sliding import solver as sliding
 
     r, _ = sliding.bfs(2, 3, "blank-last", backend) if quick else sliding.bfs(3, 4, "blank-last", backend)
     return r.depth_counts, {"states": r.states}
@@ -133,7 +133,7 @@ def case_sliding_bfs(backend, quick):
 def case_hextris(backend, quick):
     from puzzlebatch.puzzles.hextris import model
     from puzzlebatch.puzzles.hextris.encode import encode_commands
-    from puzzlebatch.runners.hextris import Playouts, parse_solutions
+    from puzzlebatch.runners.hextris.playouts import Playouts, parse_solutions
 
     problems = {i: model.official_problem(i) for i in range(25)}
     ref = json.loads((model.DATA_DIR / "reference_scores.json").read_text())
@@ -154,7 +154,7 @@ def case_hextris(backend, quick):
 def case_ga(backend, quick):
     from puzzlebatch.ga.engine import GAConfig, GeneticAlgorithm
     from puzzlebatch.puzzles.cubes import model
-    from puzzlebatch.runners import cubes_ga
+    from puzzlebatch.runners.cubes import ga as cubes_ga
 
     cubes = model.load_cubes()
     if quick:
@@ -179,7 +179,7 @@ RATES = {"hextris": "commands", "ga": "evaluations"}  # reported per second too
 
 def device_description() -> dict:
     """The GPU's name and driver, or what stands in for it."""
-    from puzzlebatch.runners.backend import gpu_info, simulator_enabled
+    from puzzlebatch.runners.engine.backend import gpu_info, simulator_enabled
 
     if simulator_enabled():
         return {"name": "numba CUDA simulator (no GPU)", "driver": None, "compute_capability": None}
@@ -256,7 +256,7 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, help="timed runs per case and backend (default 3, --quick 1)")
     ap.add_argument("--out", type=Path, help="JSON results (default bench/gpu-results.json; --quick: none)")
     args = ap.parse_args(argv)
-    from puzzlebatch.runners.backend import simulator_enabled
+    from puzzlebatch.runners.engine.backend import simulator_enabled
 
     if not args.quick and simulator_enabled():
         ap.error("full sizes in the simulator would take days: add --quick, or run on a GPU without "

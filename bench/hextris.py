@@ -35,8 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import puzzlebatch  # noqa: E402
 from puzzlebatch.puzzles.hextris import model  # noqa: E402
 from puzzlebatch.puzzles.hextris.encode import encode_commands  # noqa: E402
-from puzzlebatch.runners.backend import select_backend  # noqa: E402
-from puzzlebatch.runners.hextris import GREEDY_WEIGHTS, Playouts, parse_solutions, score_solutions  # noqa: E402
+from puzzlebatch.runners.engine.backend import select_backend  # noqa: E402
+from puzzlebatch.runners.hextris.playouts import GREEDY_WEIGHTS, Playouts, parse_solutions, score_solutions  # noqa: E402
 
 
 def _median_time(fn, repeat):

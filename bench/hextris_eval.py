@@ -34,8 +34,8 @@ import puzzlebatch  # noqa: E402
 from puzzlebatch.puzzles.hextris import evaluation, rules  # noqa: E402
 from puzzlebatch.puzzles.hextris.encode import problem_tables  # noqa: E402
 from puzzlebatch.puzzles.hextris.model import official_problem  # noqa: E402
-from puzzlebatch.runners.backend import select_backend  # noqa: E402
-from puzzlebatch.runners.hextris import GREEDY_WEIGHTS, Playouts  # noqa: E402
+from puzzlebatch.runners.engine.backend import select_backend  # noqa: E402
+from puzzlebatch.runners.hextris.playouts import GREEDY_WEIGHTS, Playouts  # noqa: E402
 
 
 def _median(fn, repeat):

@@ -17,9 +17,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from puzzlebatch.puzzles.hextris.model import load_phrases, official_problem  # noqa: E402
-from puzzlebatch.runners.backend import select_backend  # noqa: E402
-from puzzlebatch.runners.hextris import parse_solutions, score_solutions  # noqa: E402
-from puzzlebatch.runners.hextris_rank import problem_scores, rank_scores, standing  # noqa: E402
+from puzzlebatch.runners.engine.backend import select_backend  # noqa: E402
+from puzzlebatch.runners.hextris.playouts import parse_solutions, score_solutions  # noqa: E402
+from puzzlebatch.runners.hextris.rank import problem_scores, rank_scores, standing  # noqa: E402
 
 
 def main() -> int:

@@ -23,10 +23,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from puzzlebatch.puzzles.hextris.model import load_phrases, official_problem  # noqa: E402
-from puzzlebatch.runners.backend import select_backend  # noqa: E402
-from puzzlebatch.runners.hextris import score_solutions  # noqa: E402
-from puzzlebatch.runners.hextris_player import DEFAULT_WEIGHTS, load_weights, play_problems  # noqa: E402
-from puzzlebatch.runners.hextris_rank import problem_scores, rank_scores, standing  # noqa: E402
+from puzzlebatch.runners.engine.backend import select_backend  # noqa: E402
+from puzzlebatch.runners.hextris.playouts import score_solutions  # noqa: E402
+from puzzlebatch.runners.hextris.player import DEFAULT_WEIGHTS, load_weights, play_problems  # noqa: E402
+from puzzlebatch.runners.hextris.rank import problem_scores, rank_scores, standing  # noqa: E402
 
 
 def parse_range(text: str) -> list[int]:

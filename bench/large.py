@@ -16,7 +16,7 @@ matrix and a C exact-cover solver, first solution, matrix building timed; not ru
   enough for it to enumerate every tiling.
 * bands: one tiling of an N x N square with unlimited pentominoes (validated), the peers' first solutions beside it.
 * cuts: random cuts into 4..6-cell pieces solved back (each piece once), the cut search (scan order, most
-  constrained cell, local randomised restarts; :mod:`puzzlebatch.runners.polyomino_cutsolve`) against the peers' first
+  constrained cell, local randomised restarts; :mod:`puzzlebatch.runners.polyomino.cutsolve`) against the peers' first
   solution (pieces as primary items), median of several cuts per size; xcover is not run where its matrix would
   hold more than ~3 M options (it builds every placement of every piece).
 * bigcuts: the document's 55x121 and big squares, one cut each, solved back (not in the default sections).
@@ -40,8 +40,8 @@ from puzzlebatch.puzzles.polyomino import cut as K  # noqa: E402
 from puzzlebatch.puzzles.polyomino import packing as P  # noqa: E402
 from puzzlebatch.puzzles.polyomino import shapes as S  # noqa: E402
 from puzzlebatch.puzzles.polyomino import strip as ST  # noqa: E402
-from puzzlebatch.runners import polyomino_large as L  # noqa: E402
-from puzzlebatch.runners.backend import select_backend  # noqa: E402
+from puzzlebatch.runners.polyomino import large as L  # noqa: E402
+from puzzlebatch.runners.engine.backend import select_backend  # noqa: E402
 
 
 # -- peers, each in a child process (killed at the timeout) ------------------------------------------------------
@@ -268,7 +268,7 @@ def bands(cpu, timeout, sizes, peers=PEERS, workers=1):
 
 def cuts(cpu, timeout, sizes, reps=3, max_options=3_000_000, peers=PEERS, workers=1):
     print(f"\n== cuts: random cuts into 4..6-cell pieces solved back (each piece once); median of {reps} cuts ==")
-    from puzzlebatch.runners import polyomino_cutsolve as CS
+    from puzzlebatch.runners.polyomino import cutsolve as CS
 
     warm = K.random_cut(P.parse_board("8x8").playable, 4, 6, seed=0)  # compile outside the timing
     CS.solve_pieces(P.parse_board("8x8"), warm.piece_objects(), cpu)
@@ -316,7 +316,7 @@ def cuts(cpu, timeout, sizes, reps=3, max_options=3_000_000, peers=PEERS, worker
 
 def big_cuts(cpu, specs):
     print("\n== big cuts: one cut each (4..6 cells), solved back, validated ==")
-    from puzzlebatch.runners import polyomino_cutsolve as CS
+    from puzzlebatch.runners.polyomino import cutsolve as CS
 
     for spec in specs:
         board = P.parse_board(spec)

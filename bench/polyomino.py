@@ -25,8 +25,8 @@ import time
 import puzzlebatch
 from puzzlebatch.puzzles.polyomino import packing as P
 from puzzlebatch.puzzles.polyomino import shapes as S
-from puzzlebatch.runners import polyomino as RP
-from puzzlebatch.runners.backend import select_backend
+from puzzlebatch.runners.polyomino import solver as RP
+from puzzlebatch.runners.engine.backend import select_backend
 
 CASES = {
     "6x10": ("10x6", "pentominoes", 5),

@@ -41,8 +41,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from puzzlebatch.puzzles.sliding.model import Board, read_instances  # noqa: E402
-from puzzlebatch.runners import sliding, sliding_pdb  # noqa: E402
-from puzzlebatch.runners.backend import select_backend  # noqa: E402
+from puzzlebatch.runners.sliding import solver as sliding
+from puzzlebatch.runners.sliding import pdb as sliding_pdb  # noqa: E402
+from puzzlebatch.runners.engine.backend import select_backend  # noqa: E402
 
 DATA = ROOT / "puzzlebatch" / "data" / "sliding"
 

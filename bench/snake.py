@@ -1,7 +1,7 @@
 """Snake cubes: puzzlebatch against straightforward recursive Python DFS counters, side by side in one run.
 
 Counts every embedding of a set of 4x4x4 chains (and the source document's 3x3x3 chain) with
-``puzzlebatch.runners.snake.count`` and with the peers of ``bench/snake_peers.py``; checks the counts agree;
+``puzzlebatch.runners.snake.solver.count`` and with the peers of ``bench/snake_peers.py``; checks the counts agree;
 prints a table, the ratios, and one JSON line.
 
 The 4x4x4 chains are random Hamiltonian paths of the box, made with few backbite moves (30) from a boustrophedon
@@ -30,8 +30,8 @@ from snake_peers import document_style, incremental  # noqa: E402
 import puzzlebatch  # noqa: E402
 from puzzlebatch.puzzles.snake.generate import chain_of_path, random_hamiltonian_path  # noqa: E402
 from puzzlebatch.puzzles.snake.model import SOURCE_CHAIN, Box, parse_chain  # noqa: E402
-from puzzlebatch.runners import snake  # noqa: E402
-from puzzlebatch.runners.backend import select_backend  # noqa: E402
+from puzzlebatch.runners.snake import solver as snake  # noqa: E402
+from puzzlebatch.runners.engine.backend import select_backend  # noqa: E402
 
 
 def bench_chain(letters, box, backend, repeat, peers):

@@ -23,14 +23,14 @@ launch.threads_per_block = 8
 
 @pytest.fixture
 def cpu():
-    from puzzlebatch.runners.backend import select_backend
+    from puzzlebatch.runners.engine.backend import select_backend
 
     return select_backend("cpu")
 
 
 @pytest.fixture
 def gpu():
-    from puzzlebatch.runners.backend import select_backend
+    from puzzlebatch.runners.engine.backend import select_backend
 
     return select_backend("cuda")
 

@@ -2,7 +2,7 @@ import pytest
 
 from puzzlebatch.jit import compile_rules
 from puzzlebatch.puzzles.snake import rules
-from puzzlebatch.runners.backend import select_backend, simulator_enabled
+from puzzlebatch.runners.engine.backend import select_backend, simulator_enabled
 
 
 def test_cpu_and_auto():

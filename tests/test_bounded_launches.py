@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from puzzlebatch.runners.launch import GROWTH, LaunchPlanner
+from puzzlebatch.runners.engine.launch import GROWTH, LaunchPlanner
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -63,8 +63,9 @@ def test_batch_dfs_launches_follow_the_planner(cpu, monkeypatch):
     """A count whose launches the planner cuts small (as on a slow machine) gives the same answer, in more
     launches, each within the planned nodes."""
     from puzzlebatch.puzzles.snake.model import Box, parse_chain
-    from puzzlebatch.runners import launch, snake
-    from puzzlebatch.runners.search import SearchSettings
+    from puzzlebatch.runners.engine import launch
+    from puzzlebatch.runners.snake import solver as snake
+    from puzzlebatch.runners.engine.search import SearchSettings
 
     chain, box = parse_chain("FJJFJJJJJJJFJFFJFJJJJJJJJJJJJFJJJJJF"), Box(3, 3, 4)  # 254 k nodes, 992 embeddings
     settings = SearchSettings(frontier_target=4)
@@ -90,7 +91,7 @@ def test_batch_dfs_launches_follow_the_planner(cpu, monkeypatch):
 def test_ida_star_cut_into_tiny_launches_is_exact(cpu):
     """IDA* stopped by its budget resumes exactly where it stood: same path, nodes and iterations."""
     from puzzlebatch.puzzles.sliding.model import parse_board
-    from puzzlebatch.runners import sliding
+    from puzzlebatch.runners.sliding import solver as sliding
 
     boards = [parse_board(t) for t in ("8 6 7 2 5 4 3 0 1", "6 4 7 8 5 0 3 2 1", "1 2 3 4 5 6 7 0 8")]
     whole = sliding.solve_batch(boards, "blank-last", "linear-conflict", cpu)
@@ -136,7 +137,7 @@ def test_ctrl_c_between_ida_launches(cpu, monkeypatch, capsys):
 @pytest.mark.gpu
 def test_ida_star_resumes_identically_on_the_simulator(cpu, gpu):
     from puzzlebatch.puzzles.sliding.model import parse_board
-    from puzzlebatch.runners import sliding
+    from puzzlebatch.runners.sliding import solver as sliding
 
     boards = [parse_board(t) for t in ("8 6 7 2 5 4 3 0 1", "1 2 3 4 0 6 7 5 8")]
     real = sliding.ida_launches

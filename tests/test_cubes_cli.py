@@ -10,9 +10,9 @@ import pytest
 
 from puzzlebatch.cli import main
 from puzzlebatch.puzzles.cubes import model
-from puzzlebatch.runners import cubes as rc
-from puzzlebatch.runners import cubes_ga as rc_ga
-from puzzlebatch.runners.backend import select_backend
+from puzzlebatch.runners.cubes import solver as rc
+from puzzlebatch.runners.cubes import ga as rc_ga
+from puzzlebatch.runners.engine.backend import select_backend
 
 
 def run_cli(capsys, *args):

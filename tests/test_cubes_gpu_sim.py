@@ -5,8 +5,8 @@ import pytest
 
 from puzzlebatch.config import launch
 from puzzlebatch.puzzles.cubes import model
-from puzzlebatch.runners import cubes as rc
-from puzzlebatch.runners.search import BatchDFS, Frontier, SearchSettings, SearchTotals
+from puzzlebatch.runners.cubes import solver as rc
+from puzzlebatch.runners.engine.search import BatchDFS, Frontier, SearchSettings, SearchTotals
 from tests.reference import cubes_oracle
 
 pytestmark = pytest.mark.gpu

@@ -5,8 +5,8 @@ import functools
 import pytest
 
 from puzzlebatch.puzzles.cubes import model
-from puzzlebatch.runners import cubes as rc
-from puzzlebatch.runners.search import SearchSettings
+from puzzlebatch.runners.cubes import solver as rc
+from puzzlebatch.runners.engine.search import SearchSettings
 from tests.reference import cubes_oracle
 
 CUBES = model.load_cubes()

@@ -15,8 +15,9 @@ from puzzlebatch import xp as X
 from puzzlebatch.gpu_kernels import geometry
 from puzzlebatch.puzzles.snake.generate import random_chain
 from puzzlebatch.puzzles.snake.model import Box
-from puzzlebatch.runners import snake, sliding
-from puzzlebatch.runners.search import BatchDFS, SearchSettings
+from puzzlebatch.runners.snake import solver as snake
+from puzzlebatch.runners.sliding import solver as sliding
+from puzzlebatch.runners.engine.search import BatchDFS, SearchSettings
 from tests.reference import snake_oracle
 
 
@@ -58,7 +59,7 @@ def test_bfs_dedup_by_sorting_leaves_the_serial_steps_table(rows, cols, goal):
 
 def test_pdb_dedup_by_sorting_leaves_the_serial_steps_tables():
     from puzzlebatch.cpu_fallback.sliding import drivers
-    from puzzlebatch.runners.sliding_pdb import _goal_code, n_entries
+    from puzzlebatch.runners.sliding.pdb import _goal_code, n_entries
 
     d = drivers()
     rows, cols, tiles = 3, 3, (1, 2, 3)
@@ -163,8 +164,8 @@ def test_geometry_from_the_device_and_from_the_config(monkeypatch):
 
 @pytest.mark.gpu
 def test_the_batch_summary_is_the_count_and_the_stopped_items(cpu):
-    from puzzlebatch.runners import search as RS
-    from puzzlebatch.runners.search import Frontier, SearchTotals
+    from puzzlebatch.runners.engine import search as RS
+    from puzzlebatch.runners.engine.search import Frontier, SearchTotals
 
     chain, box = random_chain(Box(2, 3, 4), 3)[0], Box(2, 3, 4)
     probe = BatchDFS(snake.problem(chain, box), cpu, SearchSettings(budget=10**9))
@@ -219,7 +220,7 @@ def test_a_pipelined_count_stops_after_max_batches_and_resumes(cpu, gpu):
 @pytest.mark.gpu
 def test_ida_batches_of_one_run_share_one_upload_of_the_pattern_database(cpu, gpu, tmp_path):
     from puzzlebatch.puzzles.sliding.model import Board
-    from puzzlebatch.runners import sliding_pdb
+    from puzzlebatch.runners.sliding import pdb as sliding_pdb
 
     sliding_pdb.build_pattern(2, 3, (1, 2), cpu, tmp_path)
     sliding_pdb.build_pattern(2, 3, (3, 4, 5), cpu, tmp_path)
@@ -248,7 +249,7 @@ def test_bfs_layers_upload_the_factorials_once(cpu, gpu):
 
 @pytest.mark.gpu
 def test_playouts_keep_their_tables_on_the_device(gpu):
-    from puzzlebatch.runners.hextris import GREEDY_WEIGHTS, Playouts
+    from puzzlebatch.runners.hextris.playouts import GREEDY_WEIGHTS, Playouts
     from tests.test_hextris_gpu_sim import _tiny
 
     sim = Playouts([_tiny()], gpu)
@@ -263,7 +264,7 @@ def test_playouts_keep_their_tables_on_the_device(gpu):
 def test_ga_generations_upload_tables_and_parameters_once(gpu):
     from puzzlebatch.ga.engine import GAConfig, GeneticAlgorithm
     from puzzlebatch.puzzles.cubes import model
-    from puzzlebatch.runners import cubes_ga
+    from puzzlebatch.runners.cubes import ga as cubes_ga
 
     figure, cubes = model.box(2, 2, 1), model.load_cubes().subset(range(1, 13))
     ga = GeneticAlgorithm(cubes_ga.ga_problem(figure, cubes, cubes_ga.Operators()), gpu,
@@ -277,7 +278,7 @@ def test_ga_generations_upload_tables_and_parameters_once(gpu):
 @pytest.mark.gpu
 def test_strip_count_keeps_the_profile_graph_on_the_device(cpu, gpu):
     from puzzlebatch.puzzles.polyomino import shapes as S
-    from puzzlebatch.runners import polyomino_large as L
+    from puzzlebatch.runners.polyomino import large as L
 
     pieces = S.load_pieces("trominoes", unlimited=True)
     res = L.count_strip(pieces, 3, 8, gpu, chunk_columns=1)

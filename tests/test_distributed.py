@@ -19,10 +19,10 @@ import pytest
 from puzzlebatch.errors import PuzzleInputError
 from puzzlebatch.puzzles.snake.model import Box, is_valid_embedding, parse_chain
 from puzzlebatch.results.store import ResultsStore
-from puzzlebatch.runners import snake
+from puzzlebatch.runners.snake import solver as snake
 from puzzlebatch.puzzles.snake import encode
-from puzzlebatch.runners.distributed import DFSPayload, SchedulerSpec, _worker_dfs, count_on_pool, parse_scheduler
-from puzzlebatch.runners.search import SearchSettings
+from puzzlebatch.runners.engine.distributed import DFSPayload, SchedulerSpec, _worker_dfs, count_on_pool, parse_scheduler
+from puzzlebatch.runners.engine.search import SearchSettings
 
 # A random 3x3x4 chain (`puzzlebatch snake generate --box 3x3x4 --seed 5`): 992 embeddings, 62 distinct.  Its tree
 # (254 k nodes) is cut into many small launches below so that a count lasts long enough to be killed.
@@ -46,7 +46,7 @@ def _rows(path: Path, run_id: str = "snake-count-0000"):
 @pytest.fixture(scope="module")
 def single():
     """The count and rows of one uninterrupted run in this process (the embedded default)."""
-    from puzzlebatch.runners.backend import select_backend
+    from puzzlebatch.runners.engine.backend import select_backend
 
     rows = []
     result, rest, _ = snake.count(parse_chain(CHAIN), BOX, select_backend("cpu"),
@@ -110,7 +110,7 @@ def _spawn(args, env, log):
 
 def test_worker_killed_mid_count(tmp_path, cpu, single):
     pytest.importorskip("dask.distributed")
-    from puzzlebatch.runners.distributed import DaskPool
+    from puzzlebatch.runners.engine.distributed import DaskPool
 
     env = os.environ | {"NUMBA_NUM_THREADS": "1"}
     sched_file = tmp_path / "scheduler.json"
@@ -247,7 +247,7 @@ def _late_square(job):
 
 
 def test_map_ordered_yields_in_job_order(cluster):
-    from puzzlebatch.runners.distributed import DaskPool, map_ordered
+    from puzzlebatch.runners.engine.distributed import DaskPool, map_ordered
 
     jobs = [(i, 6) for i in range(6)]
     with DaskPool(parse_scheduler(cluster), "cpu", say=lambda s: None) as pool:
@@ -277,9 +277,9 @@ def test_sliding_file_on_cluster_equals_single(tmp_path, cluster):
 def test_gpu_workers_in_the_simulator(tmp_path, cluster):
     """`--backend cuda` on a cluster: each worker runs the CUDA kernels (here numba's simulator, as CI has no GPU;
     tests/conftest.py sets NUMBA_ENABLE_CUDASIM=1, which the worker processes inherit) and reports its backend."""
-    from puzzlebatch.runners.backend import select_backend
-    from puzzlebatch.runners.distributed import DaskPool
-    from puzzlebatch.runners.search import Frontier, SearchTotals
+    from puzzlebatch.runners.engine.backend import select_backend
+    from puzzlebatch.runners.engine.distributed import DaskPool
+    from puzzlebatch.runners.engine.search import Frontier, SearchTotals
 
     assert os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
     from puzzlebatch.puzzles.snake.generate import random_chain
@@ -303,7 +303,7 @@ def test_gpu_workers_in_the_simulator(tmp_path, cluster):
 def test_pdb_build_one_pattern_per_task(tmp_path, cluster, capsys):
     """`sliding pdb build --scheduler`: each pattern database built by a worker equals the one built here."""
     from puzzlebatch.cli import main
-    from puzzlebatch.runners import sliding_pdb
+    from puzzlebatch.runners.sliding import pdb as sliding_pdb
 
     for name, extra in (("here", []), ("cluster", ["--scheduler", cluster])):
         assert main(["sliding", "pdb", "build", "4-4", "--size", "3x3", "--backend", "cpu", "--cache-dir",
@@ -317,7 +317,7 @@ def test_first_solution_on_cluster_is_the_dfs_first(cluster, cpu):
     """`solve --scheduler`: the cluster returns the same first folding (DFS order) as one process, and proves
     none where there is none."""
     from puzzlebatch.puzzles.snake.generate import random_chain
-    from puzzlebatch.runners.distributed import DaskPool
+    from puzzlebatch.runners.engine.distributed import DaskPool
 
     box = Box(3, 3, 4)
     tiny = SearchSettings(budget=2000, batch_size=4, frontier_target=64, first_batch_size=2)
@@ -337,8 +337,8 @@ def _source_rows(settings, pool=None):
     """Count and sorted rows of the source chain's count, with the root expanded as for ``pool``; the items are
     counted here either way (the rows depend only on the items)."""
     from puzzlebatch.puzzles.snake.model import SOURCE_CHAIN
-    from puzzlebatch.runners.backend import select_backend
-    from puzzlebatch.runners.search import SearchTotals
+    from puzzlebatch.runners.engine.backend import select_backend
+    from puzzlebatch.runners.engine.search import SearchTotals
 
     rows = []
     dfs = snake.searcher(parse_chain(SOURCE_CHAIN), Box(3, 3, 3), select_backend("cpu"), settings, pool)
@@ -362,7 +362,7 @@ def test_cluster_frontier_stores_the_rows_of_one_process(monkeypatch):
     source chain's 48 embeddings, not 1 row of weight 48)."""
     from types import SimpleNamespace
 
-    from puzzlebatch.runners import distributed
+    from puzzlebatch.runners.engine import distributed
 
     settings = SearchSettings(frontier_target=4)
     count, rows = _source_rows(settings)

@@ -165,7 +165,7 @@ def test_hex_problems(n, key, value, mut):
 @FUZZ
 @given(doc=json_values)
 def test_hex_solutions(doc):
-    from puzzlebatch.runners.hextris import parse_solutions
+    from puzzlebatch.runners.hextris.playouts import parse_solutions
 
     _bounded(parse_solutions, doc, "fuzz.json")
     _bounded(parse_solutions, [{"problemId": 1, "seed": 0, "solution": "lapb"} | (doc if isinstance(doc, dict)
@@ -189,7 +189,7 @@ generate = { count = 3, seed = 2, box = "2x2x2" }
 @FUZZ
 @given(job_text=st.one_of(texts, mutations))
 def test_toml_jobs(job_text, tmp_path):
-    from puzzlebatch.runners import job as J
+    from puzzlebatch.cli import jobfile as J
 
     text = job_text if isinstance(job_text, str) else _mutate(JOB, random.Random(job_text[0]), job_text[1])
     f = tmp_path / "fuzz.toml"
@@ -207,7 +207,7 @@ def test_option_values(text):
     import argparse
 
     from puzzlebatch import limits
-    from puzzlebatch.runners.distributed import parse_scheduler
+    from puzzlebatch.runners.engine.distributed import parse_scheduler
 
     for convert in (limits.positive_int, limits.seed, limits.non_negative_seconds, limits.probability,
                     limits.population):

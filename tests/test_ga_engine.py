@@ -7,7 +7,7 @@ from puzzlebatch.ga import rng as rng_rules
 from puzzlebatch.ga.compile import compile_ga_rules
 from puzzlebatch.ga.engine import GAConfig, GAProblem, GAState, GeneticAlgorithm, seed_states
 from puzzlebatch.puzzles.cubes import model
-from puzzlebatch.runners import cubes_ga
+from puzzlebatch.runners.cubes import ga as cubes_ga
 from tests.ga_toy import onemax_rules
 from tests.reference import cubes_oracle
 

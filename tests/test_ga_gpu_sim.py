@@ -12,7 +12,7 @@ import pytest
 from puzzlebatch.config import launch
 from puzzlebatch.ga.engine import GAConfig, GeneticAlgorithm
 from puzzlebatch.puzzles.cubes import model
-from puzzlebatch.runners import cubes_ga
+from puzzlebatch.runners.cubes import ga as cubes_ga
 
 pytestmark = pytest.mark.gpu
 

@@ -6,8 +6,8 @@ import pytest
 from puzzlebatch.config import launch
 from puzzlebatch.puzzles.snake.generate import random_chain
 from puzzlebatch.puzzles.snake.model import SOURCE_CHAIN, Box, parse_chain
-from puzzlebatch.runners import snake
-from puzzlebatch.runners.search import BatchDFS, SearchSettings, SearchTotals
+from puzzlebatch.runners.snake import solver as snake
+from puzzlebatch.runners.engine.search import BatchDFS, SearchSettings, SearchTotals
 from tests.reference import snake_oracle
 
 pytestmark = pytest.mark.gpu
@@ -22,7 +22,7 @@ def _frontier(chain, box, cpu, size):
 
 
 def dfs_root(dfs):
-    from puzzlebatch.runners.search import Frontier
+    from puzzlebatch.runners.engine.search import Frontier
 
     return Frontier.root(dfs.problem)
 

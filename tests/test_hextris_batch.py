@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from puzzlebatch.puzzles.hextris import rules
 from puzzlebatch.puzzles.hextris.model import END_NAMES, Game, decode, play, to_axial
-from puzzlebatch.runners.hextris import GREEDY_WEIGHTS, Playouts, solution_strings
+from puzzlebatch.runners.hextris.playouts import GREEDY_WEIGHTS, Playouts, solution_strings
 from tests.hextris_helpers import problems, random_solution
 
 PROBLEMS = [0, 2, 6, 10, 13, 14, 21, 24]  # small, wide (24: 100 columns, two words a row), filled boards, big units
@@ -176,7 +176,7 @@ _SIMS = {}
 
 
 def _property_sim(p):
-    from puzzlebatch.runners.backend import select_backend
+    from puzzlebatch.runners.engine.backend import select_backend
 
     if p.id not in _SIMS:
         _SIMS[p.id] = Playouts([p], select_backend("cpu"))

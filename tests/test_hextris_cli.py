@@ -129,7 +129,7 @@ def test_play_plays_every_seed_legally(capsys):
 def _play(*args, timeout=300):
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     env.pop("NUMBA_ENABLE_CUDASIM", None)
-    return subprocess.run([sys.executable, "-m", "puzzlebatch.runners.play_icfp2015", *map(str, args)],
+    return subprocess.run([sys.executable, "-m", "puzzlebatch.runners.hextris.play_icfp2015", *map(str, args)],
                           capture_output=True, text=True, timeout=timeout, env=env)
 
 
@@ -190,15 +190,15 @@ def test_play_icfp2015_bad_input(args, message):
 def test_console_script_is_declared():
     text = (ROOT / "pyproject.toml").read_text()
     scripts = text.split("[project.scripts]", 1)[1].split("\n[", 1)[0]
-    assert 'play_icfp2015 = "puzzlebatch.runners.play_icfp2015:main"' in scripts
-    from puzzlebatch.runners.play_icfp2015 import main as entry
+    assert 'play_icfp2015 = "puzzlebatch.runners.hextris.play_icfp2015:main"' in scripts
+    from puzzlebatch.runners.hextris.play_icfp2015 import main as entry
 
     assert callable(entry)
 
 
 def test_player_checkpoint_restores_mid_game(cpu):
     from puzzlebatch.puzzles.hextris.model import official_problem
-    from puzzlebatch.runners.play_icfp2015 import GreedyPlayer
+    from puzzlebatch.runners.hextris.play_icfp2015 import GreedyPlayer
 
     problems = [official_problem(9), official_problem(21)]
     whole = GreedyPlayer(problems, cpu)
@@ -269,8 +269,9 @@ def test_play_icfp2015_never_returns_less_than_the_greedy_player(cpu, capsys, mo
     for one game (the greedy one cut after its first move) and a better one for the other (the stored best
     solution), at once: no timing is involved (the limit is generous, the stub instant)."""
     from puzzlebatch.puzzles.hextris.model import load_phrases, official_problem, score_solution
-    from puzzlebatch.runners import hextris_player, play_icfp2015
-    from puzzlebatch.runners.hextris_player import Solved
+    from puzzlebatch.runners.hextris import player as hextris_player
+    from puzzlebatch.runners.hextris import play_icfp2015
+    from puzzlebatch.runners.hextris.player import Solved
 
     problems = [official_problem(21), official_problem(13)]
     alone = play_icfp2015.GreedyPlayer(problems, cpu, tag="puzzlebatch-beam")

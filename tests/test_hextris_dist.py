@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 
 from puzzlebatch.puzzles.hextris.model import official_problem
-from puzzlebatch.runners.distributed import Pool
-from puzzlebatch.runners.hextris_dist import pool_evaluator
-from puzzlebatch.runners.hextris_tune import evaluate
+from puzzlebatch.runners.engine.distributed import Pool
+from puzzlebatch.runners.hextris.dist import pool_evaluator
+from puzzlebatch.runners.hextris.tune import evaluate
 
 
 def test_pool_evaluator_sums_problems_like_evaluate(cpu):

@@ -13,7 +13,7 @@ import pytest
 from puzzlebatch.puzzles.hextris import evaluation, rules
 from puzzlebatch.puzzles.hextris.encode import problem_tables
 from puzzlebatch.puzzles.hextris.model import official_problem, parse_problem
-from puzzlebatch.runners.hextris import Playouts
+from puzzlebatch.runners.hextris.playouts import Playouts
 
 
 def _problem(picture: str, units=([(0, 0)],), length: int = 5):

@@ -7,7 +7,7 @@ import pytest
 
 from puzzlebatch.config import launch
 from puzzlebatch.puzzles.hextris.model import parse_problem
-from puzzlebatch.runners.hextris import GREEDY_WEIGHTS, Playouts
+from puzzlebatch.runners.hextris.playouts import GREEDY_WEIGHTS, Playouts
 from tests.hextris_helpers import problems, random_solution
 
 pytestmark = pytest.mark.gpu

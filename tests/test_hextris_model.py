@@ -11,7 +11,7 @@ from puzzlebatch.puzzles.hextris import model
 from puzzlebatch.puzzles.hextris.encode import encode_commands, rotated_offsets
 from puzzlebatch.puzzles.hextris.model import (DATA_DIR, Game, lcg_numbers, load_phrases, parse_problem,
                                                power_score, score_solution)
-from puzzlebatch.runners.hextris import parse_solutions, score_solutions
+from puzzlebatch.runners.hextris.playouts import parse_solutions, score_solutions
 from tests.hextris_helpers import problems, reference_entries
 
 SHARED = Path("/work/shared/data/icfp2015")

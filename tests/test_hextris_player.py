@@ -15,8 +15,8 @@ import pytest
 from puzzlebatch.puzzles.hextris.encode import problem_tables
 from puzzlebatch.puzzles.hextris.model import load_phrases, official_problem, play, score_solution
 from puzzlebatch.puzzles.hextris.phrases import weave
-from puzzlebatch.runners.hextris import GREEDY_WEIGHTS, Playouts
-from puzzlebatch.runners.hextris_player import BeamPlayer, DEFAULT_WEIGHTS, load_weights, spell
+from puzzlebatch.runners.hextris.playouts import GREEDY_WEIGHTS, Playouts
+from puzzlebatch.runners.hextris.player import BeamPlayer, DEFAULT_WEIGHTS, load_weights, spell
 from tests.test_cli import run_cli
 
 
@@ -76,7 +76,7 @@ def test_beam_plans_replay_exactly_and_spell_keeps_the_better(cpu):
 
 
 def test_spell_never_emits_a_zero_score(cpu):
-    from puzzlebatch.runners.hextris_player import GamePlan
+    from puzzlebatch.runners.hextris.player import GamePlan
 
     problem = official_problem(21)
     # an empty plan: the solution would be the empty string, which scores 0 -> left out
@@ -138,7 +138,7 @@ def test_load_weights_accepts_a_plain_list(tmp_path):
 
 
 def test_portfolio_keeps_the_best_weights_per_game(cpu, tmp_path):
-    from puzzlebatch.runners.hextris_player import play_problems
+    from puzzlebatch.runners.hextris.player import play_problems
 
     problem = official_problem(23)  # the shelves board: the weights decide how long a game lasts
     rows = [DEFAULT_WEIGHTS.tolist(), [1, 1, 1, 50, 10, 5, 5, 3, 1, 5, 300]]
@@ -151,7 +151,7 @@ def test_portfolio_keeps_the_best_weights_per_game(cpu, tmp_path):
 
 
 def test_max_games_bounds_every_batch(cpu):
-    from puzzlebatch.runners.hextris_player import games_for_memory
+    from puzzlebatch.runners.hextris.player import games_for_memory
 
     problem = official_problem(11)  # 5 seeds
     player = BeamPlayer(problem, cpu, beam=8, keep=4, max_games=12)
@@ -179,7 +179,7 @@ class _SteppedClock:
 def test_adaptive_beam_follows_the_measured_time_per_unit(cpu, monkeypatch, step, last):
     """With a budget the beam doubles while the units measured so far leave time for a wider one (up to
     ``max_beam``), and halves down to 1 when a unit costs more than the budget allows."""
-    from puzzlebatch.runners import hextris_player
+    from puzzlebatch.runners.hextris import player as hextris_player
 
     problem = official_problem(21)  # 20 units, one seed
     player = BeamPlayer(problem, cpu, beam=2, keep=4, max_beam=16)
@@ -248,8 +248,8 @@ def test_play_out_at_the_time_limit_records_an_unfinished_run_then_resumes(capsy
     import threading
 
     from puzzlebatch.results.store import ResultsStore
-    from puzzlebatch.runners import hextris_player
-    from puzzlebatch.runners.hextris_player import Solved
+    from puzzlebatch.runners.hextris import player as hextris_player
+    from puzzlebatch.runners.hextris.player import Solved
 
     release = threading.Event()
     solution = {21: "a", 23: "a"}  # one move: a legal partial game on both boards

@@ -6,7 +6,7 @@ import dataclasses
 import pytest
 
 from puzzlebatch.puzzles.hextris.model import load_phrases, score_solution
-from puzzlebatch.runners.hextris_player import BeamPlayer, spell
+from puzzlebatch.runners.hextris.player import BeamPlayer, spell
 from tests.test_hextris_gpu_sim import _tiny
 
 pytestmark = pytest.mark.gpu

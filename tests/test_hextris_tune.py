@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from puzzlebatch.puzzles.hextris.model import official_problem
-from puzzlebatch.runners.hextris_player import DEFAULT_WEIGHTS, BeamPlayer
-from puzzlebatch.runners.hextris_rank import (load_leaderboard, overall_rank, problem_scores, rank_scores,
+from puzzlebatch.runners.hextris.player import DEFAULT_WEIGHTS, BeamPlayer
+from puzzlebatch.runners.hextris.rank import (load_leaderboard, overall_rank, problem_scores, rank_scores,
                                               standing)
-from puzzlebatch.runners.hextris_tune import (ANCESTOR_GENES, HAND_GENES, TuneConfig, Tuner, evaluate, first_generation,
+from puzzlebatch.runners.hextris.tune import (ANCESTOR_GENES, HAND_GENES, TuneConfig, Tuner, evaluate, first_generation,
                                               genes_to_weights, next_generation)
 from tests.test_cli import run_cli
 
@@ -155,7 +155,7 @@ def test_rank_cli(tmp_path, capsys):
 
 def test_exact_fitness_is_the_exact_total_of_the_spelled_solutions(cpu):
     from puzzlebatch.puzzles.hextris.model import load_phrases
-    from puzzlebatch.runners.hextris_player import spell
+    from puzzlebatch.runners.hextris.player import spell
 
     p = official_problem(21)
     genomes = np.array([HAND_GENES, [0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0]])

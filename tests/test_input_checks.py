@@ -25,7 +25,7 @@ def test_ctrl_c_checkpoints_and_resume_finishes(tmp_path, capsys, monkeypatch):
     """Ctrl-C during a count saves the work left after the last batch; --resume then gives the full answer."""
     import json
 
-    from puzzlebatch.runners.count_session import CountSession
+    from puzzlebatch.runners.engine.count_session import CountSession
 
     real = CountSession.on_batch
     calls = {"n": 0}

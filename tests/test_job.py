@@ -12,7 +12,7 @@ import pytest
 
 from puzzlebatch.results.store import ResultsStore
 from puzzlebatch.puzzles.snake.model import SOURCE_CHAIN  # the source document's chain: 48 embeddings
-from puzzlebatch.runners import job as J
+from puzzlebatch.cli import jobfile as J
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

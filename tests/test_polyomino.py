@@ -23,7 +23,7 @@ from puzzlebatch.errors import PuzzleInputError
 from puzzlebatch.puzzles.polyomino import cover as C
 from puzzlebatch.puzzles.polyomino import packing as P
 from puzzlebatch.puzzles.polyomino import shapes as S
-from puzzlebatch.runners import polyomino as RP
+from puzzlebatch.runners.polyomino import solver as RP
 from tests.reference import polyomino_oracle as oracle
 
 

@@ -12,8 +12,8 @@ import pytest
 from puzzlebatch.puzzles.polyomino import cut as K
 from puzzlebatch.puzzles.polyomino import packing as P
 from puzzlebatch.puzzles.polyomino import shapes as S
-from puzzlebatch.runners import polyomino_cutsolve as CS
-from puzzlebatch.runners import polyomino_large as L
+from puzzlebatch.runners.polyomino import cutsolve as CS
+from puzzlebatch.runners.polyomino import large as L
 from tests.reference.polyomino_oracle import count_tilings
 
 

@@ -9,8 +9,8 @@ import pytest
 from puzzlebatch.config import launch
 from puzzlebatch.puzzles.polyomino import packing as P
 from puzzlebatch.puzzles.polyomino import shapes as S
-from puzzlebatch.runners import polyomino as RP
-from puzzlebatch.runners.search import BatchDFS, Frontier, SearchSettings, SearchTotals
+from puzzlebatch.runners.polyomino import solver as RP
+from puzzlebatch.runners.engine.search import BatchDFS, Frontier, SearchSettings, SearchTotals
 from tests.reference import polyomino_oracle as oracle
 
 pytestmark = pytest.mark.gpu

@@ -12,7 +12,7 @@ from puzzlebatch.puzzles.polyomino import cut as K
 from puzzlebatch.puzzles.polyomino import packing as P
 from puzzlebatch.puzzles.polyomino import shapes as S
 from puzzlebatch.puzzles.polyomino import strip as ST
-from puzzlebatch.runners import polyomino_large as L
+from puzzlebatch.runners.polyomino import large as L
 from tests.reference.strip_oracle import count_tilings
 
 
@@ -76,7 +76,7 @@ def test_other_sets_against_the_oracle(cpu, name, boards, mirror):
 
 
 def test_against_the_exact_cover_engine(cpu):
-    from puzzlebatch.runners import polyomino as RP
+    from puzzlebatch.runners.polyomino import solver as RP
 
     for name, (w, h) in [("tetrominoes", (4, 6)), ("trominoes", (3, 6)), ("L-trominoes", (6, 4)),
                          ("dominoes", (4, 7))]:

@@ -5,7 +5,8 @@ import pytest
 
 from puzzlebatch.config import launch
 from puzzlebatch.puzzles.sliding.model import Board, parse_board
-from puzzlebatch.runners import sliding, sliding_pdb
+from puzzlebatch.runners.sliding import solver as sliding
+from puzzlebatch.runners.sliding import pdb as sliding_pdb
 
 pytestmark = pytest.mark.gpu
 

@@ -12,7 +12,7 @@ from puzzlebatch.errors import PuzzleInputError
 from puzzlebatch.puzzles.sliding import rules
 from puzzlebatch.puzzles.sliding.model import Board, goal_board, move_blank, move_tile, parse_board, \
     read_instances, replay, solvability, to_blank_first
-from puzzlebatch.runners.sliding import factorials
+from puzzlebatch.runners.sliding.solver import factorials
 from tests.reference import sliding_oracle
 
 DATA = Path(__file__).resolve().parent.parent / "puzzlebatch" / "data" / "sliding"

@@ -9,7 +9,8 @@ import pytest
 
 from puzzlebatch.puzzles.sliding import rules
 from puzzlebatch.puzzles.sliding.model import Board, read_instances, replay, goal_board
-from puzzlebatch.runners import sliding, sliding_pdb
+from puzzlebatch.runners.sliding import solver as sliding
+from puzzlebatch.runners.sliding import pdb as sliding_pdb
 from tests.reference import sliding_oracle
 
 DATA = Path(__file__).resolve().parent.parent / "puzzlebatch" / "data" / "sliding"
@@ -28,7 +29,7 @@ def oracle_3x3():
 
 @pytest.fixture(scope="module")
 def bfs_3x3(request):
-    from puzzlebatch.runners.backend import select_backend
+    from puzzlebatch.runners.engine.backend import select_backend
 
     cpu = select_backend("cpu")
     return {kind: sliding.bfs(3, 3, kind, cpu) for kind in ("blank-last", "blank-first")}

@@ -6,8 +6,8 @@ from hypothesis import given, settings, strategies as st
 
 from puzzlebatch.puzzles.snake.generate import random_chain
 from puzzlebatch.puzzles.snake.model import SOURCE_CHAIN, Box, is_valid_embedding, parse_chain
-from puzzlebatch.runners import snake
-from puzzlebatch.runners.search import BatchDFS, Frontier, SearchSettings
+from puzzlebatch.runners.snake import solver as snake
+from puzzlebatch.runners.engine.search import BatchDFS, Frontier, SearchSettings
 from tests.reference import snake_oracle
 from tests.snake_helpers import state_after_prefix
 
@@ -104,7 +104,7 @@ def test_4x4x4_random_chains_solve(seed, cpu):
 @settings(max_examples=15, deadline=None)
 @given(dims=st.sampled_from([(2, 2, 2), (1, 2, 4), (2, 2, 3), (1, 3, 4), (2, 3, 3)]), seed=st.integers(0, 10**6))
 def test_random_chains_match_oracle(dims, seed):
-    from puzzlebatch.runners.backend import select_backend
+    from puzzlebatch.runners.engine.backend import select_backend
 
     cpu = select_backend("cpu")
     chain, _ = random_chain(Box(*dims), seed)

@@ -23,7 +23,7 @@ from typing import Callable
 import numpy as np
 
 from puzzlebatch.jit.clock import work_clock
-from puzzlebatch.runners.backend import Backend
+from puzzlebatch.runners.engine.backend import Backend
 from puzzlebatch.transfers import CountingDrivers
 from puzzlebatch.xp import namespace_for, replace_by_carrier, replace_plus, roulette_cumsum, to_host
 

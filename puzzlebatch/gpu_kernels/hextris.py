@@ -75,7 +75,7 @@ def board_eval_kernel(tables, prob, boards, scratch, feats):
 
 class HextrisKernels:
     """The CUDA kernels (``*_kernel``) and their host launchers (``init_batch`` ...), with the device memory of one
-    set of playouts (one launcher per :class:`~puzzlebatch.runners.hextris.Playouts`: :func:`launcher`): the
+    set of playouts (one launcher per :class:`~puzzlebatch.runners.hextris.playouts.Playouts`: :func:`launcher`): the
     problems' tables go to the device once; the games' arrays, which every call changes, go in and come back."""
 
     def __init__(self, unit: jit.Unit) -> None:

@@ -87,7 +87,7 @@ class SearchKernels:
 
         ``slot`` (0 or 1) picks the buffers, so that batch k's results stay intact while batch k+1 is queued.
         ``summary(xp, out, weights, roots, states, stacks) -> (scalars, rows)`` reduces the launch (see
-        :func:`puzzlebatch.runners.search.batch_summary`): on the device with CuPy, else on the host with numpy.
+        :func:`puzzlebatch.runners.engine.search.batch_summary`): on the device with CuPy, else on the host with numpy.
         """
         s = self.session
         n, width = states.shape

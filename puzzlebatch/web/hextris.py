@@ -74,7 +74,7 @@ def problem_of(params: dict):
 def solution_text(params: dict, problem, seed: int) -> tuple[str, str | None]:
     """The commands to replay and their tag: a shipped reference, raw command text, or an official solutions
     JSON document (the entry for this problem and seed, as ``hextris show --solution`` picks it)."""
-    from puzzlebatch.runners.hextris import parse_solutions
+    from puzzlebatch.runners.hextris.playouts import parse_solutions
 
     source = params.get("source", "text")
     if source == "reference":

@@ -175,8 +175,8 @@ def level_json(spec: dict, pk, placed) -> dict:
 # -- worker tasks ------------------------------------------------------------------------------------------------
 def solve_task(params: dict, ctx: Context) -> dict:
     """The first solution of a level (``polyomino solve``); stored in the results folder when ``keep``."""
-    from puzzlebatch.runners import polyomino as RP
-    from puzzlebatch.runners.backend import select_backend
+    from puzzlebatch.runners.polyomino import solver as RP
+    from puzzlebatch.runners.engine.backend import select_backend
 
     pk = packing(params)
     compile_s = ensure_warm("polyomino", ctx)
@@ -193,7 +193,7 @@ def solve_task(params: dict, ctx: Context) -> dict:
 def _keep_solution(folder: Path, pk, params: dict, res, backend) -> dict:
     """A run like ``polyomino count --all`` stores (the problem and one solution row), so it draws the same."""
     from puzzlebatch.results.store import ResultsStore
-    from puzzlebatch.runners.polyomino_cli import problem_arrays
+    from puzzlebatch.runners.polyomino.cli import problem_arrays
 
     ids = {(int(g), frozenset(map(tuple, c.tolist()))): o
            for o, (g, c) in enumerate(zip(pk.cover.option_group, pk.option_cells))}
@@ -213,8 +213,8 @@ def _keep_solution(folder: Path, pk, params: dict, res, backend) -> dict:
 
 def count_task(params: dict, ctx: Context) -> dict:
     """Every solution and the distinct ones (``polyomino count``), with progress after every batch."""
-    from puzzlebatch.runners import polyomino as RP
-    from puzzlebatch.runners.backend import select_backend
+    from puzzlebatch.runners.polyomino import solver as RP
+    from puzzlebatch.runners.engine.backend import select_backend
 
     pk = packing(params)
     compile_s = ensure_warm("polyomino", ctx)
@@ -233,7 +233,7 @@ def count_task(params: dict, ctx: Context) -> dict:
 
 def generate_task(params: dict, ctx: Context) -> dict:
     """A level with a unique solution (``polyomino levels generate``): ``pieces_left`` pieces to place."""
-    from puzzlebatch.runners import polyomino as RP
+    from puzzlebatch.runners.polyomino import solver as RP
 
     spec = dict(params, placed=[])  # made from the empty board (its holes kept)
     pk = packing(spec)

@@ -2,7 +2,7 @@
 
 Boards are checked by :func:`puzzlebatch.puzzles.sliding.model.parse_board` (the command line's messages), the
 solvability explanation is :func:`~puzzlebatch.puzzles.sliding.model.solvability`'s, and the solve is the IDA*
-runner's (:func:`puzzlebatch.runners.sliding.solve`), whose path is replayed and checked before it is reported.
+runner's (:func:`puzzlebatch.runners.sliding.solver.solve`), whose path is replayed and checked before it is reported.
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ def shuffle(params: dict) -> dict:
 def heuristic_for(rows: int, cols: int) -> tuple[str, object]:
     """Pattern databases when they are already built for this size (never built by a request), else linear
     conflicts."""
-    from puzzlebatch.runners import sliding_pdb
+    from puzzlebatch.runners.sliding import pdb as sliding_pdb
 
     if (rows, cols) in sliding_pdb.DEFAULT_PARTITION and rows * cols >= 16:
         folder = sliding_pdb.cache_dir()
@@ -86,8 +86,8 @@ def heuristic_for(rows: int, cols: int) -> tuple[str, object]:
 def solve_task(params: dict, ctx: Context) -> dict:
     """An optimal solution (IDA*), the moves checked by replaying them; stored when ``keep``."""
     from puzzlebatch.puzzles.sliding.model import goal_board, solvability
-    from puzzlebatch.runners import sliding
-    from puzzlebatch.runners.backend import select_backend
+    from puzzlebatch.runners.sliding import solver as sliding
+    from puzzlebatch.runners.engine.backend import select_backend
 
     board, goal = board_of(params), goal_of(params)
     ok, why = solvability(board, goal_board(board.rows, board.cols, goal))

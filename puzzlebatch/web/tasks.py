@@ -81,16 +81,16 @@ def ensure_warm(family: str, ctx: Context) -> float:
 
 
 def _warm_polyomino() -> None:
-    from puzzlebatch.runners import polyomino as RP
-    from puzzlebatch.runners.backend import select_backend
+    from puzzlebatch.runners.polyomino import solver as RP
+    from puzzlebatch.runners.engine.backend import select_backend
 
     RP.warm_up(select_backend("auto"), enumerate=True)
 
 
 def _warm_sliding() -> None:
     from puzzlebatch.puzzles.sliding.model import goal_board
-    from puzzlebatch.runners import sliding
-    from puzzlebatch.runners.backend import select_backend
+    from puzzlebatch.runners.sliding import solver as sliding
+    from puzzlebatch.runners.engine.backend import select_backend
 
     sliding.solve(goal_board(3, 3), "blank-last", "linear-conflict", select_backend("auto"))
 

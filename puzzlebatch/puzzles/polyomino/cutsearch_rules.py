@@ -20,7 +20,7 @@ the item's own class order (a permutation in the state, so a portfolio of items 
 rotated by a hash of (seed, depth): each item is a randomised restart of the same complete search.
 
 Tables (flat int64, offsets in the header ``T_*``) and the state layout (offsets ``S_*`` stored in the tables)
-are built by :func:`puzzlebatch.runners.polyomino_cutsolve.build`.
+are built by :func:`puzzlebatch.runners.polyomino.cutsolve.build`.
 """
 
 # -- table header ------------------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ steps: the current cell is either covered already (shift the profile by one) or 
 first cell in scan order is the current cell (an *anchored* placement: OR its mask in, then shift).  The graph of
 profiles depends only on the row ``y`` of the current cell, so it is periodic: ``m`` sparse step matrices whose
 product is the column transfer matrix.  Counting tilings is ``n`` column products of a vector; finding one is a
-path through the same graph (see :mod:`puzzlebatch.runners.polyomino_large`).
+path through the same graph (see :mod:`puzzlebatch.runners.polyomino.large`).
 
 This module is plain Python (no numba): anchored placements, the profile graph (forward-reachable and
 co-reachable profiles only, gather CSR per row), primes and Chinese remaindering, Kasteleyn's formula.

@@ -1,0 +1,118 @@
+"""The ``puzzlebatch`` command: one entry point, a subcommand per family and verb (DESIGN.md §6).
+
+Bad input is one line on stderr and exit status 2; ``--json`` prints one JSON document on stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Sequence
+
+from puzzlebatch.errors import BackendUnavailableError, PuzzleInputError
+
+EXIT_BAD_INPUT = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (no usage dump): ``puzzlebatch snake count: error: ...``."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from puzzlebatch import __version__
+    from puzzlebatch.cli import info, job, serve, show, warmup
+    from puzzlebatch.runners.cubes import cli as cubes_cli
+    from puzzlebatch.runners.hextris import cli as hextris_cli
+    from puzzlebatch.runners.polyomino import cli as polyomino_cli
+    from puzzlebatch.runners.sliding import cli as sliding_cli
+    from puzzlebatch.runners.snake import cli as snake_cli
+
+    parser = _Parser(prog="puzzlebatch", description="Batch search for combinatorial puzzles on GPU and CPU.")
+    parser.add_argument("--version", action="version", version=f"puzzlebatch {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+    info.register(sub)
+    show.register(sub)
+    snake_cli.register(sub)
+    polyomino_cli.register(sub)
+    hextris_cli.register(sub)
+    sliding_cli.register(sub)
+    cubes_cli.register(sub)
+    job.register(sub)
+    serve.register(sub)
+    warmup.register(sub)
+    return parser
+
+
+EXIT_BROKEN_PIPE = 141  # as a shell reports a command ended by SIGPIPE
+
+
+def _one_line(text: object) -> str:
+    return " ".join(str(text).split())
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; returns the exit status (0, 2 for bad input or an I/O error, 130 for Ctrl-C).
+
+    Errors are one line on stderr, never a traceback: bad input and limits (:class:`PuzzleInputError`), a
+    missing backend, a failed read or write (``OSError``), memory exhausted despite the limits.  A closed
+    stdout (``--json | head -1``) ends the command quietly."""
+    from puzzlebatch import transfers
+    from puzzlebatch.jit.clock import end_command, start_command
+
+    start_command()
+    transfers.start_command()
+    try:
+        return _run(argv)
+    finally:
+        transfers.end_command()
+        end_command()
+
+
+def _run(argv: Sequence[str] | None) -> int:
+    parser = build_parser()
+    try:
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as exc:  # a bad option (already said in one line), --help or --version
+            return exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT
+        from puzzlebatch.outputs import check_cli_outputs
+
+        check_cli_outputs(args)
+        code = int(args.func(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows here, inside the handlers, not at exit
+        return code
+    except BrokenPipeError:
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
+    except (PuzzleInputError, BackendUnavailableError) as exc:
+        print(f"puzzlebatch: error: {_one_line(exc)}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("puzzlebatch: interrupted", file=sys.stderr)
+        return 130
+    except MemoryError:
+        print("puzzlebatch: error: out of memory (lower the sizes, or the limit PUZZLEBATCH_MAX_MEMORY)",
+              file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except OSError as exc:  # a read or write the checks above could not foresee (disk full, I/O error)
+        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        print(f"puzzlebatch: error: {where}{_one_line(exc.strerror or exc)}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so that the interpreter's final flush does not complain about the pipe."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,210 @@
+"""``puzzlebatch warmup``: compile every family's kernels ahead of time, into the disk cache.
+
+Each family is warmed up by running its real commands on tiny inputs, in this process, with their output thrown
+away: every compiled function is then compiled for exactly the argument types the real commands use (a memory-mapped
+pattern database is a read-only array, say, which is another signature than a fresh one).  What a cluster image or a
+CI job runs once, so that no command, test or Dask worker compiles again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+FAMILIES = ("snake", "polyomino", "cubes", "sliding", "hextris")
+
+
+def _tasks(family: str, backend: str, tmp: Path) -> list[tuple[str, list[str]]]:
+    """(what, argv) of the tiny commands that compile everything ``family`` uses on ``backend``."""
+    b = ["--backend", backend]
+    out = str(tmp / "warmup.h5")
+    if family == "snake":
+        return [("solve", ["snake", "solve", *b, "--json"]),
+                ("count", ["snake", "count", "--box", "3x3x3", *b, "--out", out, "--json"]),
+                ("count --all", ["snake", "count", "3,2,3,2,3", "--box", "3x3x1", "--all", *b, "--out", out,
+                                 "--json"])]
+    if family == "polyomino":
+        pieces = tmp / "cut.txt"
+        tasks = [("solve", ["polyomino", "solve", "--board", "5x4", "--pieces", "tetrominoes", *b, "--json"]),
+                 ("count", ["polyomino", "count", "--board", "5x4", "--pieces", "tetrominoes", *b, "--json"]),
+                 ("count --all", ["polyomino", "count", "--board", "4x3", "--pieces", "trominoes", "--unlimited",
+                                  "--all", *b, "--out", out, "--json"]),
+                 ("count --branch auto", ["polyomino", "count", "--board", "5x4", "--pieces", "tetrominoes",
+                                          "--branch", "auto", *b, "--json"]),
+                 ("3D count", ["polyomino", "count", "--board", "2x2x2", "--pieces", "tetracubes", "--unlimited",
+                               *b, "--json"]),
+                 ("strip count", ["polyomino", "count", "--board", "4x8", "--pieces", "dominoes", "--unlimited",
+                                  "--method", "transfer", "--exact", "crt", *b, "--json"]),
+                 ("band solve", ["polyomino", "solve", "--board", "60x60", "--pieces", "dominoes", "--unlimited",
+                                 "--method", "band", "--json"]),
+                 ("random cut", ["polyomino", "generate", "--random-cut", "8x8", "--sizes", "4-5", "--seed", "1",
+                                 "--out", str(pieces)]),
+                 ("cut solve", ["polyomino", "solve", "--board", "8x8", "--pieces", str(pieces), "--method", "cut",
+                                *b, "--json"]),
+                 ("classes solve", ["polyomino", "solve", "--board", "8x8", "--pieces", str(pieces),
+                                    "--method", "classes", *b, "--json"])]
+        return tasks
+    if family == "cubes":
+        return [("solve", ["cubes", "solve", "--figure", "2x1x1", *b, "--json"]),
+                ("count", ["cubes", "count", "--figure", "2x1x1", *b, "--out", out, "--json"]),
+                ("ga", ["cubes", "ga", "--figure", "2x1x1", "--population", "8", "--generations", "2", *b,
+                        "--out", out, "--json"])]
+    if family == "sliding":
+        pdb = str(tmp / "pdb")
+        board = "1 2 3 4 5 6 0 7 8"
+        return [("bfs", ["sliding", "bfs", "2x3", *b, "--out", out, "--json"]),
+                ("solve manhattan", ["sliding", "solve", board, "--heuristic", "manhattan", *b, "--json"]),
+                ("solve linear-conflict", ["sliding", "solve", board, "--heuristic", "linear-conflict", *b,
+                                           "--json"]),
+                ("pdb build + solve", ["sliding", "solve", board, "--heuristic", "pdb", "--cache-dir", pdb, *b,
+                                       "--json"])]
+    if family == "hextris":
+        from puzzlebatch.runners.hextris.cli import resolve_problems
+
+        problem = "1"  # qualifier problem 1, shipped with the package
+        seed = resolve_problems([problem])[0].source_seeds[0]
+        sol = tmp / "solution.json"
+        sol.write_text(json.dumps([{"problemId": 1, "seed": seed, "tag": "warmup", "solution": "Ei! ia! ia!"}]),
+                       encoding="utf-8")
+        return [("score", ["hextris", "score", problem, str(sol), *b, "--json"]),
+                ("greedy play", ["hextris", "play", problem, "--player", "greedy", "--seed", str(seed), *b,
+                                 "--json"]),
+                ("beam play", ["hextris", "play", problem, "--seed", str(seed), "--beam", "1", "--keep", "2", *b,
+                               "--json"])]
+    raise ValueError(f"unknown family {family!r}: expected one of {', '.join(FAMILIES)}")
+
+
+@dataclass
+class FamilyWarmup:
+    family: str
+    tasks: int
+    seconds: float  # wall time
+    compile_seconds: float  # of which compiling (0: everything was in the cache already)
+    cpu_seconds: float  # this process's CPU time (what a busy machine does not inflate)
+
+    def to_json(self) -> dict:
+        return {"family": self.family, "tasks": self.tasks, "seconds": round(self.seconds, 3),
+                "compile_seconds": round(self.compile_seconds, 3), "cpu_seconds": round(self.cpu_seconds, 3)}
+
+
+def warm_up(families: list[str], backend: str = "cpu", progress=None) -> list[FamilyWarmup]:
+    """Run every family's tiny commands (in a scratch folder, output discarded); returns what each took.
+
+    Raises
+    ------
+    RuntimeError
+        A warm-up command failed (its stderr is in the message): a bug, since the inputs are fixed.
+    """
+    from puzzlebatch.cli import main
+    from puzzlebatch.jit import Stopwatch
+
+    done = []
+    with tempfile.TemporaryDirectory(prefix="puzzlebatch-warmup-") as d:
+        tmp = Path(d)
+        here = os.getcwd()
+        try:
+            os.chdir(tmp)  # commands that write results/ by default write here
+            for family in families:
+                watch, cpu0 = Stopwatch(), time.process_time()
+                tasks = _tasks(family, backend, tmp)
+                for what, argv in tasks:
+                    if progress is not None:
+                        progress.set_postfix_str(f"{family} {what}")
+                    err = io.StringIO()
+                    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+                        code = main(argv)
+                    if code != 0:
+                        raise RuntimeError(f"warm-up of {family} ({what}) failed with exit status {code}: "
+                                           f"{err.getvalue().strip()[-500:]}")
+                    if progress is not None:
+                        progress.update(1)
+                    _unlink(tmp / "warmup.h5")
+                done.append(FamilyWarmup(family, len(tasks), watch.wall_seconds, watch.compile_seconds,
+                                         time.process_time() - cpu0))
+        finally:
+            os.chdir(here)
+    return done
+
+
+def _unlink(path: Path) -> None:
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        pass
+
+
+def count_tasks(families: list[str], backend: str) -> int:
+    with tempfile.TemporaryDirectory() as d:
+        return sum(len(_tasks(f, backend, Path(d))) for f in families)
+
+
+def cache_summary() -> dict:
+    """The compile cache: its folder, whether it is used, its unit folders and size."""
+    from puzzlebatch.jit import cache
+
+    folder = cache.compile_cache_dir()
+    units = sorted(p.name for p in folder.iterdir() if p.is_dir()) if folder.is_dir() else []
+    return {"folder": str(folder), "enabled": not cache.caching_disabled(), "units": len(units),
+            "bytes": cache.folder_size(folder) if folder.is_dir() else 0}
+
+
+def run(args) -> int:
+    from puzzlebatch.runners.options import print_json
+    from puzzlebatch.errors import PuzzleInputError
+    from puzzlebatch.jit import cache, unit
+    from puzzlebatch.runners.engine.backend import select_backend
+    from puzzlebatch.runners.engine.progress import bar
+
+    families = args.families or list(FAMILIES)
+    for f in families:
+        if f not in FAMILIES:
+            raise PuzzleInputError(f"warmup: unknown family {f!r} (families: {', '.join(FAMILIES)})")
+    backend = select_backend(args.backend)
+    if backend.name == "cudasim":
+        raise PuzzleInputError("warmup --backend cuda: the CUDA simulator compiles nothing to cache "
+                               "(NUMBA_ENABLE_CUDASIM is set); run it where a GPU is")
+    if cache.caching_disabled():
+        print(f"puzzlebatch: warning: {cache.ENV_NO_CACHE} is set: nothing will be kept", file=sys.stderr)
+    progress = bar("warmup", unit="command", total=count_tasks(families, backend.kind))
+    try:
+        results = warm_up(families, backend.kind, progress)
+    finally:
+        progress.close()
+    pruned = []
+    if args.prune:
+        pruned = [str(p) for p in cache.prune([os.path.basename(u.folder) for u in unit.built_units()])]
+    doc = {"backend": backend.name, "families": [r.to_json() for r in results], "cache": cache_summary(),
+           "pruned": pruned}
+    if args.json:
+        print_json(doc)
+        return 0
+    for r in results:
+        how = "already cached" if r.compile_seconds < 0.05 else \
+            f"{r.compile_seconds:.1f} s compiling, {r.cpu_seconds:.1f} s of CPU"
+        print(f"{r.family}: {r.tasks} commands in {r.seconds:.1f} s ({how})")
+    c = doc["cache"]
+    print(f"compile cache: {c['folder']} ({c['units']} units, {c['bytes'] / 2**20:.1f} MiB)")
+    if pruned:
+        print(f"pruned {len(pruned)} stale unit folders")
+    return 0
+
+
+def register(sub) -> None:
+    p = sub.add_parser("warmup", help="compile every family's kernels now, into the disk cache",
+                       description="Compile ahead of time (what a cluster image or CI runs once): each family's "
+                                   "commands run on tiny inputs and their compiled code is kept in the cache "
+                                   "folder ($PUZZLEBATCH_CACHE_DIR, see `puzzlebatch info`).")
+    p.add_argument("families", nargs="*", metavar="FAMILY", help=f"default: all ({', '.join(FAMILIES)})")
+    p.add_argument("--backend", choices=["cpu", "cuda"], default="cpu", help="compile the CPU drivers (default) "
+                   "or the CUDA kernels (needs a GPU: kernels are compiled for its compute capability)")
+    p.add_argument("--prune", action="store_true",
+                   help="afterwards, remove cached code of older sources or versions (of this Python and numba)")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+    p.set_defaults(func=run)

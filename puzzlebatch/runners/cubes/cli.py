@@ -1,0 +1,209 @@
+"""``puzzlebatch cubes solve|count|ga``: connector cubes on the command line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from puzzlebatch import limits as L
+from puzzlebatch.errors import PuzzleInputError
+
+
+
+def default_out(verb: str) -> Path:
+    from puzzlebatch.outputs import default_result_file
+
+    return default_result_file(f"cubes-{verb}")
+
+
+def _inputs(args):
+    from puzzlebatch.puzzles.cubes.model import check_fits, load_cubes, parse_figure
+
+    cubes = load_cubes(args.cubes)
+    figure = parse_figure(args.figure)
+    check_fits(figure, cubes)
+    return figure, cubes
+
+
+def _settings(args, backend, base=None):
+    from puzzlebatch.runners.engine.search import default_settings
+
+    s = base or default_settings(backend)
+    if getattr(args, "budget", None):
+        s.budget = args.budget
+    if getattr(args, "batch_size", None):
+        s.batch_size = args.batch_size
+    if getattr(args, "frontier", None):
+        s.frontier_target = args.frontier
+    return s
+
+
+def layers_text(assembly: list[dict]) -> str:
+    """Cube numbers layer by layer (z = 0 first), y growing downwards; ``.`` for a cell outside the figure."""
+    cells = np.array([a["cell"] for a in assembly])
+    dims = cells.max(axis=0) + 1
+    grid = np.full((dims[2], dims[1], dims[0]), ".", dtype=object)
+    for a in assembly:
+        x, y, z = a["cell"]
+        grid[z, y, x] = str(a["cube"])
+    blocks = []
+    for z in range(dims[2]):
+        rows = [" ".join(f"{v:>2}" for v in grid[z, y]) for y in range(dims[1])]
+        blocks.append([f"z={z}".ljust(len(rows[0]))] + rows)
+    return "\n".join("   ".join(block[i] for block in blocks) for i in range(dims[1] + 1))
+
+
+def assembly_lines(assembly: list[dict]) -> list[str]:
+    from puzzlebatch.puzzles.cubes.model import FACE_NAMES
+
+    head = "cell       cube  rot  faces " + " ".join(f"{n:>3}" for n in FACE_NAMES)
+    lines = [head]
+    for a in assembly:
+        x, y, z = a["cell"]
+        lines.append(f"({x},{y},{z})    {a['cube']:>4}  {a['rotation']:>3}  {'':6}"
+                     + " ".join(f"{v:>3d}" for v in a["faces"]))
+    return lines
+
+
+# -- solve -------------------------------------------------------------------------------------------------------
+def run_solve(args) -> int:
+    from puzzlebatch.runners.options import print_json
+    from puzzlebatch.runners.cubes import solver as cubes
+    from puzzlebatch.runners.engine.backend import select_backend
+
+    figure, cube_set = _inputs(args)
+    if args.png and Path(args.png).suffix.lower() not in (".png", ".svg"):  # fail before the search
+        raise PuzzleInputError(f"--png: cannot draw {args.png!r}: use a .png or .svg file name")
+    backend = select_backend(args.backend)
+    settings = _settings(args, backend, cubes.solve_settings(backend))
+    from puzzlebatch.runners.engine.distributed import open_pool
+
+    with open_pool(args.scheduler, args.backend, args.item_seconds) as pool:
+        result = cubes.solve(figure, cube_set, backend, settings, order=args.order, pool=pool)
+    doc = result.to_json() | {"device": backend.device}
+    if args.out:
+        from puzzlebatch.results.store import ResultsStore
+
+        with ResultsStore(args.out, "a") as store:
+            run = store.create_run("cubes", "solve", backend=backend.name, device=backend.device, seed=None,
+                                   params={"figure": str(figure), "cubes": cube_set.source},
+                                   instances={"cells": figure.cells, "cube_numbers": np.array(cube_set.numbers),
+                                              "cube_faces": cube_set.faces})
+            if result.solved:
+                run.append_items(cell=np.array([a["cell"] for a in result.assembly]),
+                                 cube=np.array([a["cube"] for a in result.assembly]),
+                                 rotation=np.array([a["rotation"] for a in result.assembly]),
+                                 faces=np.array([a["faces"] for a in result.assembly]))
+            run.set_result(result.to_json())
+            run.finish("done", seconds=result.seconds)
+            doc |= {"out": str(args.out), "run_id": run.id}
+    if args.png and result.solved:
+        from puzzlebatch.results.cubes_pictures import draw_assembly
+
+        doc["picture"] = str(draw_assembly(result.assembly, args.png, title=f"{figure} from {len(cube_set)} cubes"))
+    if args.json:
+        print_json(doc)
+    elif result.solved:
+        print(f"figure {figure} ({figure.n_cells} cells) from {len(cube_set)} cubes: one assembly")
+        print(layers_text(result.assembly))
+        print("\n".join(assembly_lines(result.assembly)))
+        print(f"{result.nodes} nodes in {result.seconds:.3f} s on {backend.name} ({backend.device})")
+        if "picture" in doc:
+            print(f"picture: {doc['picture']}")
+    else:
+        print(f"figure {figure} cannot be built from these {len(cube_set)} cubes: the whole search tree "
+              f"({result.nodes} nodes) holds no assembly (searched on {backend.name})")
+    return 0
+
+
+# -- count -------------------------------------------------------------------------------------------------------
+def run_count(args) -> int:
+    from puzzlebatch.runners.options import print_json
+    from puzzlebatch.runners.cubes import solver as cubes
+    from puzzlebatch.runners.engine.backend import select_backend
+    from puzzlebatch.runners.engine.count_session import CountSession
+
+    figure, cube_set = _inputs(args)
+    backend = select_backend(args.backend)
+    settings = _settings(args, backend)
+    params = {"figure": str(figure), "figure_cells": figure.cells.tolist(), "cubes": cube_set.source,
+              "cubes_text": cube_set.to_text(), "order": args.order, "budget": settings.budget,
+              "batch_size": settings.batch_size, "frontier_target": settings.frontier_target}
+
+    def same_problem(p: dict) -> bool:
+        return all(p.get(k) == params[k] for k in ("figure_cells", "cubes_text", "order"))
+
+    session = CountSession(args, "cubes", "count", params, backend, default_out("count"), same_problem,
+                           label=f"cubes count {figure}", describe=f"figure {figure} with these cubes",
+                           series="assemblies", instances={"cells": figure.cells,
+                                                           "cube_numbers": np.array(cube_set.numbers),
+                                                           "cube_faces": cube_set.faces})
+    try:
+        result, rest, totals = cubes.count(figure, cube_set, backend, settings, frontier=session.frontier,
+                                           totals=session.totals, on_batch=session.on_batch,
+                                           max_batches=args.max_batches, elapsed=session.elapsed, pool=session.pool,
+                                           order=args.order)
+    except KeyboardInterrupt:
+        return session.interrupted(f"puzzlebatch cubes count --figure {args.figure}")
+    doc = result.to_json() | {"device": backend.device}
+    doc |= session.finish(result.to_json(), result.complete, rest, totals, result.seconds)
+    out = doc["out"]
+    if args.json:
+        print_json(doc)
+    elif result.complete:
+        print(f"figure {figure} from {len(cube_set)} cubes: {result.assemblies} assemblies, {result.distinct} "
+              f"distinct up to the figure's {result.symmetries} rotations")
+        print(f"{result.nodes} nodes in {result.seconds:.3f} s on {backend.name} ({backend.device})")
+        print(f"results: {out} (run {doc['run_id']})")
+    else:
+        print(f"stopped after {totals.batches} batches with {len(rest)} work items left; {result.assemblies} "
+              f"assemblies so far. Resume with --out {out} --resume")
+    return 0
+
+
+def _common(p) -> None:
+    p.add_argument("--figure", required=True,
+                   help="a box LxWxH (length x width x height, e.g. 3x3x3) or a voxel file of layers ('#' filled)")
+    p.add_argument("--cubes", metavar="FILE",
+                   help="cube set, one cube a line NUMBER;F0,...,F5 (default: the 27 cubes of the document)")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+    p.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
+
+
+def _search_knobs(p) -> None:
+    p.add_argument("--budget", type=L.positive_int, help="DFS nodes per work item per launch")
+    p.add_argument("--batch-size", type=L.positive_int, help="work items per launch")
+    p.add_argument("--frontier", type=L.positive_int, help="expand the root into this many work items")
+    p.add_argument("--order", choices=["lookup", "exact", "fixed"], default="lookup",
+                   help="branching cell: lookup = shortest candidate list (default), exact = fewest fitting "
+                        "placements with forward checking, fixed = z, y, x order")
+
+
+def register(sub) -> None:
+    from puzzlebatch.runners.engine import count_session
+
+    cubes = sub.add_parser("cubes", help="connector cubes: build figures from cubes with male/female connectors")
+    verbs = cubes.add_subparsers(dest="verb", metavar="VERB", parser_class=type(cubes))
+    verbs.required = True
+
+    p = verbs.add_parser("solve", help="one assembly of a figure, or a proof that none exists")
+    _common(p)
+    _search_knobs(p)
+    p.add_argument("--png", "--svg", dest="png", metavar="FILE", help="draw the assembly (.png or .svg)")
+    p.add_argument("--out", help="also record the run in this results file (.h5)")
+    from puzzlebatch.runners.engine.distributed import add_arguments as add_scheduler
+
+    add_scheduler(p)  # the first assembly in DFS order, searched by the cluster
+    p.set_defaults(func=run_solve)
+
+    p = verbs.add_parser("count", help="count all assemblies and the distinct ones; store in HDF5")
+    _common(p)
+    _search_knobs(p)
+    p.add_argument("--out", help="results file (default: results/cubes-count-<time>.h5)")
+    count_session.add_arguments(p)
+    p.set_defaults(func=run_count)
+
+    from puzzlebatch.runners.cubes import ga_cli as cubes_ga_cli  # the GA verb lives in its own module
+
+    cubes_ga_cli.register(verbs)

@@ -1,0 +1,422 @@
+"""Polyomino and polycube packing on the batch DFS: count (all and distinct), first solution, enumeration."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import numpy as np
+
+from puzzlebatch.jit.clock import work_clock
+from puzzlebatch.errors import PuzzleInputError
+from puzzlebatch.puzzles.polyomino import cover as C
+from puzzlebatch.puzzles.polyomino import packing as P
+from puzzlebatch.puzzles.polyomino import rules
+from puzzlebatch.runners.engine.backend import Backend
+from puzzlebatch.runners.engine.search import BatchDFS, Frontier, SearchProblem, SearchSettings, SearchTotals
+
+# Measured defaults (bench/RESULTS.md): first-empty-cell branching with the region test.
+DEFAULT_MODE = "first"
+DEFAULT_PRUNE = True
+DEFAULT_HEURISTIC = "none"
+
+
+def _host_rules():
+    """The compiled rules, for host-side steps (the batch DFS's unit: nothing is compiled twice)."""
+    from puzzlebatch.cpu_fallback.search import search_unit
+
+    return search_unit(rules)
+
+
+@dataclass
+class Engine:
+    """An encoded exact cover ready for the batch DFS."""
+
+    ec: C.ExactCover
+    enc: C.Encoded
+    mode: str
+    prune: bool
+
+    @property
+    def problem(self) -> SearchProblem:
+        return SearchProblem(rules=rules, tables=self.enc.tables, root=self.enc.root, goal=self.enc.goal)
+
+    @property
+    def dead(self) -> bool:
+        return int(self.enc.root[self.enc.tables[rules.S_ITEM]]) == -2
+
+    def state_with(self, fixed: Sequence[int]) -> np.ndarray | None:
+        """The root with options ``fixed`` applied (as depths 0..k-1); None if they do not fit or prune."""
+        r = _host_rules()  # the compiled rules, called from Python
+        s = self.enc.root.copy()
+        t = self.enc.tables
+        for d, o in enumerate(fixed):
+            if not r.fits(s, o, t):
+                return None
+            r.cover(s, o, 1, t)
+            s[t[rules.S_OPT] + d] = o
+        it = r.branch_item(s, t)
+        if it == -2 or (it >= 0 and len(fixed) >= self.enc.goal):
+            return None
+        if it >= 0 and t[rules.H_PRUNE] and fixed and r.dead_region(s, fixed[-1], t):
+            return None
+        s[t[rules.S_ITEM] + len(fixed)] = it
+        return s
+
+
+def choose_branch(ec: C.ExactCover, prune: bool = DEFAULT_PRUNE, probes: int = 48, sample: int = 20000,
+                  seed: int = 1) -> tuple[str, dict]:
+    """``--branch auto``: the branching rule predicted fastest on this instance.
+
+    For each rule, Knuth's estimator (random root-to-leaf probes) predicts the size of the tree and a short
+    budget-limited search measures the time per node; the rule with the smallest product wins.  Returns the rule
+    and the predictions (nodes, seconds) of each.
+    """
+    from puzzlebatch.cpu_fallback.search import drivers
+    from puzzlebatch.puzzles.search import OUT_NODES, OUT_WIDTH
+
+    d = drivers(rules)
+    modes = ["first", "mrv"] + (["enclosed"] if ec.geometry is not None else [])
+    report: dict = {}
+    for mode in modes:
+        eng = Engine(ec, C.encode(ec, mode, prune), mode, prune)
+        if eng.dead:
+            return mode, {}
+        t = eng.enc.tables
+        root = eng.enc.root
+        est = float(d.estimate_item(root, root.copy(), np.int32(0), np.int64(eng.enc.goal), np.int64(probes),
+                                    np.int64(seed), t))
+        out = np.zeros(OUT_WIDTH, np.int64)
+        t0 = work_clock()
+        d.dfs_item(root.copy(), np.zeros(eng.enc.goal + 1, np.int32), np.int32(0), np.int32(0),
+                   np.int64(eng.enc.goal), np.int64(sample), np.int64(0), np.int64(0),
+                   np.zeros((1, len(root)), np.int64), out, t)
+        per_node = (work_clock() - t0) / max(1, int(out[OUT_NODES]))
+        report[mode] = {"estimated_nodes": est, "predicted_seconds": est * per_node}
+    best = min(report, key=lambda m: report[m]["predicted_seconds"])
+    return best, report
+
+
+def engine(ec: C.ExactCover, mode: str = DEFAULT_MODE, prune: bool = DEFAULT_PRUNE,
+           order: Sequence[int] | None = None) -> Engine:
+    if mode == "auto":
+        mode, _ = choose_branch(ec, prune)
+    if mode not in ("first", "mrv", "enclosed"):
+        raise PuzzleInputError(f"--branch: {mode!r} is not one of first, mrv, enclosed, auto")
+    return Engine(ec, C.encode(ec, mode, prune, order), mode, prune)
+
+
+_WARM: set[str] = set()
+
+
+def warm_up(backend: Backend, enumerate: bool = False) -> float:
+    """Compile the kernels for ``backend`` on a two-cell problem; returns the seconds it took (0 when done
+    before in this process), so that reported search times leave compilation out."""
+    key = backend.name + ("+enumerate" if enumerate else "")
+    if key in _WARM:
+        return 0.0
+    t0 = work_clock()
+    from puzzlebatch.puzzles.polyomino import shapes as S
+
+    pk = P.build(P.parse_board("4x2"), S.load_pieces("dominoes", unlimited=True))
+    tiny = SearchSettings(budget=1, batch_size=4, frontier_target=3, first_batch_size=2)  # splits happen too
+    for prune in (True, False):
+        eng = engine(pk.cover, "first", prune)
+        count_engine(eng, backend, tiny)
+        BatchDFS(eng.problem, backend, tiny).first()
+        eng.state_with([0])  # the host-side rules used to build symmetry-breaking leaves
+    if enumerate:
+        enumerate_solutions(engine(pk.cover), ())
+    _WARM.add(key)
+    return work_clock() - t0
+
+
+# -- counting -----------------------------------------------------------------------------------------------------
+@dataclass
+class CountResult:
+    solutions: int
+    distinct: int | None
+    symmetries: int
+    leaves: int
+    nodes: int
+    seconds: float
+    backend: str
+    branch: str
+    prune: bool
+    complete: bool = True
+    note: str = ""
+
+    def to_json(self) -> dict:
+        return dict(self.__dict__)
+
+
+def count_engine(eng: Engine, backend: Backend, settings: SearchSettings | None = None,
+                 frontier: Frontier | None = None, on_batch: Callable | None = None,
+                 max_batches: int | None = None, totals: SearchTotals | None = None, pool=None, sink=None):
+    """Count the solutions below the given frontier (default: the root); ``pool`` runs the work items and
+    ``sink(states, weights)`` receives the solutions (see :meth:`BatchDFS.count`)."""
+    dfs = BatchDFS(eng.problem, backend, settings, pool=pool)
+    totals = totals or SearchTotals()
+    if eng.dead:
+        return totals, Frontier.root(eng.problem).take(slice(0, 0))
+    if frontier is None:
+        frontier = Frontier.root(eng.problem)
+    frontier = dfs.expand(frontier, totals, dfs.frontier_target(), sink=sink)
+    return dfs.count(frontier, totals, on_batch=on_batch, max_batches=max_batches, sink=sink)
+
+
+def leaf_frontier(eng: Engine, leaves: Sequence[P.Leaf]) -> Frontier:
+    states, depths = [], []
+    for leaf in leaves:
+        s = eng.state_with(leaf.fixed)
+        if s is not None:
+            states.append(s)
+            depths.append(len(leaf.fixed))
+    width = len(eng.enc.root)
+    st = np.array(states, np.int64).reshape(-1, width)
+    n = len(depths)
+    return Frontier(st, np.array(depths, np.int32), np.zeros(n, np.int32), np.ones(n, np.int64))
+
+
+def count_packing(pk: P.Packing, backend: Backend, mode: str = DEFAULT_MODE, prune: bool = DEFAULT_PRUNE,
+                  settings: SearchSettings | None = None, distinct: bool = True,
+                  on_batch: Callable | None = None) -> CountResult:
+    """Every solution and the distinct ones (classes under the board's symmetries), by symmetry breaking.
+
+    Leaves of :func:`packing.break_symmetry` with no symmetry left hold one solution per class: ``distinct`` is
+    their count and ``solutions`` is that times the group order.  Leaves that keep symmetries are enumerated and
+    their solutions reduced to classes one by one.
+    """
+    return count_packing_run(pk, backend, mode, prune, settings, distinct, on_batch)[0]
+
+
+def count_packing_run(pk: P.Packing, backend: Backend, mode: str = DEFAULT_MODE, prune: bool = DEFAULT_PRUNE,
+                      settings: SearchSettings | None = None, distinct: bool = True,
+                      on_batch: Callable | None = None, frontier: Frontier | None = None,
+                      totals: SearchTotals | None = None, max_batches: int | None = None,
+                      elapsed: float = 0.0, pool=None,
+                      sink: Callable[[np.ndarray], None] | None = None) -> tuple[CountResult, Frontier, SearchTotals]:
+    """:func:`count_packing` that can stop (``max_batches``) and resume (``frontier``, ``totals``).
+
+    Returns the result (``complete`` False when stopped early), the work left and the running totals — with
+    the problem itself, everything a checkpoint needs.  ``pool`` runs the work items elsewhere
+    (:mod:`puzzlebatch.runners.engine.distributed`).  ``sink(rows)``, if given, receives every solution (each
+    searched one and its images under the board's symmetries) as rows of option ids, sorted and -1 padded,
+    before the ``on_batch`` call of the launch that found it (so a checkpoint covers exactly the rows stored).
+    """
+    t0 = work_clock()
+    eng = engine(pk.cover, mode, prune)
+    syms = P.symmetries(pk) if distinct else P.symmetries(pk)[:1]
+    img = P.option_images(pk, syms) if len(syms) > 1 else None
+    leaves = P.break_symmetry(pk, syms, img) if len(syms) > 1 else [P.Leaf([], [0])]
+    plain = [lf for lf in leaves if len(lf.syms) == 1]
+    rest = [lf for lf in leaves if len(lf.syms) > 1]
+    images = img[:, :] if img is not None else np.arange(len(pk.cover.options))[None, :]
+    s_opt, goal = int(eng.enc.tables[rules.S_OPT]), eng.enc.goal
+
+    def with_images(states, weights):  # a searched solution and its images under every symmetry
+        sols = _sorted_rows(states[:, s_opt:s_opt + goal])
+        mask = sols < 0
+        for h in range(len(syms)):
+            sink(_sorted_rows(np.where(mask, -1, images[h][np.where(mask, 0, sols)])))
+
+    rows_sink = with_images if sink is not None else None
+    if frontier is None:
+        totals, left = count_engine(eng, backend, settings, frontier=leaf_frontier(eng, plain), on_batch=on_batch,
+                                    max_batches=max_batches, pool=pool, sink=rows_sink)
+    else:
+        totals, left = BatchDFS(eng.problem, backend, settings, pool=pool).count(frontier, totals, on_batch=on_batch,
+                                                                                 max_batches=max_batches,
+                                                                                 sink=rows_sink)
+    n_distinct = totals.count
+    n_all = totals.count * len(syms)
+    nodes = totals.nodes
+    complete = len(left) == 0
+    note = ""
+    if complete:
+        for lf in rest:
+            sols, n = enumerate_solutions(eng, lf.fixed)
+            nodes += n
+            seen = set()
+            for sol in sols:
+                key = frozenset(int(o) for o in sol if o >= 0)
+                if key in seen:
+                    continue
+                orbit = {frozenset(int(images[h, o]) for o in key) for h in lf.syms}
+                seen |= orbit
+                n_distinct += 1
+                n_all += len(syms) * len(orbit) // len(lf.syms)
+                if sink is not None:
+                    for im in {frozenset(int(images[h, o]) for o in key) for h in range(len(syms))}:
+                        r = np.full((1, goal), -1, np.int64)
+                        r[0, :len(im)] = sorted(im)
+                        sink(r)
+        if rest:
+            note = f"{len(rest)} subproblem(s) kept symmetries and were enumerated"
+    result = CountResult(solutions=int(n_all), distinct=int(n_distinct) if distinct else None,
+                         symmetries=len(syms), leaves=len(leaves), nodes=int(nodes),
+                         seconds=elapsed + work_clock() - t0, backend=backend.name, branch=eng.mode,
+                         prune=eng.prune, complete=complete, note=note)
+    return result, left, totals
+
+
+# -- first solution -------------------------------------------------------------------------------------------------
+@dataclass
+class SolveResult:
+    solved: bool
+    placements: list[tuple[int, np.ndarray]]  # (piece index, cells) in the order the search placed them
+    nodes: int
+    seconds: float
+    backend: str
+
+
+def solve_packing(pk: P.Packing, backend: Backend, mode: str = DEFAULT_MODE, prune: bool = DEFAULT_PRUNE,
+                  heuristic: str = DEFAULT_HEURISTIC, settings: SearchSettings | None = None,
+                  pool=None) -> SolveResult:
+    t0 = work_clock()
+    order = P.option_order(pk, heuristic) if heuristic != "none" else None
+    eng = engine(pk.cover, mode, prune, order)
+    if eng.dead:
+        return SolveResult(False, [], 0, work_clock() - t0, backend.name)
+    dfs = BatchDFS(eng.problem, backend, settings, pool=pool)
+    totals, _ = dfs.first()
+    placements = []
+    if totals.solutions:
+        opts = C.decode(eng.enc, totals.solutions[0])
+        placements = [(pk.cover.option_group[o], pk.option_cells[o]) for o in opts]
+        P.validate(pk, placements)
+    return SolveResult(bool(totals.solutions), placements, totals.nodes, work_clock() - t0, backend.name)
+
+
+# -- enumeration (CPU) -----------------------------------------------------------------------------------------
+def enumerate_solutions(eng: Engine, fixed: Sequence[int] = (), limit: int = 0,
+                        chunk: int = 1 << 14) -> tuple[np.ndarray, int]:
+    """Every solution below the options ``fixed`` (rows of option ids in search order, -1 padded), and the nodes
+    searched; ``limit`` > 0 stops after that many.  Runs the batch DFS's per-item search on this thread."""
+    from puzzlebatch.cpu_fallback.search import drivers
+    from puzzlebatch.puzzles.search import OUT_COUNT, OUT_NODES, OUT_WIDTH
+
+    state = eng.state_with(list(fixed))
+    goal = eng.enc.goal
+    t = eng.enc.tables
+    if state is None or eng.dead:
+        return np.zeros((0, goal), np.int64), 0
+    dfs_item = drivers(rules).dfs_item
+    size = min(chunk, limit) if limit else chunk
+    while True:
+        sols = np.zeros((size, len(state)), np.int64)
+        out = np.zeros(OUT_WIDTH, np.int64)
+        stack = np.zeros(goal + 1, np.int32)
+        dfs_item(state.copy(), stack, np.int32(len(fixed)), np.int32(0), np.int64(goal), np.int64(1 << 62),
+                 np.int64(size), np.int64(limit), sols, out, t)
+        found = int(out[OUT_COUNT])
+        if found <= size:
+            return sols[:found, t[rules.S_OPT]:t[rules.S_OPT] + goal].copy(), int(out[OUT_NODES])
+        size = max(found, 2 * size) if not limit else min(limit, max(found, 2 * size))
+
+
+def solution_cells(pk: P.Packing, options: Sequence[int]) -> list[tuple[int, np.ndarray]]:
+    return [(pk.cover.option_group[o], pk.option_cells[o]) for o in options if o >= 0]
+
+
+def _sorted_rows(rows: np.ndarray) -> np.ndarray:
+    """Each row's option ids in increasing order, the -1 padding last."""
+    big = np.iinfo(np.int64).max
+    out = np.sort(np.where(rows < 0, big, rows), axis=1)
+    out[out == big] = -1
+    return out
+
+
+# -- enumerate everything ------------------------------------------------------------------------------------------
+def enumerate_packing(pk: P.Packing, mode: str = DEFAULT_MODE, prune: bool = DEFAULT_PRUNE,
+                      sink: Callable[[np.ndarray], None] | None = None, chunk: int = 1 << 16,
+                      backend: Backend | None = None) -> CountResult:
+    """Every solution, as rows of option ids (sorted, -1 padded), handed to ``sink`` in chunks of about
+    ``chunk`` rows.
+
+    One representative per symmetry class is searched (the leaves of the symmetry breaking); the rest are its
+    images under the board's symmetries, so the enumeration costs a count plus the writing.  The resumable,
+    distributable form is :func:`count_packing_run` with ``sink``.
+    """
+    from puzzlebatch.runners.engine.backend import select_backend
+
+    buf: list[np.ndarray] = []
+    held = [0]
+
+    def emit(rows: np.ndarray) -> None:
+        buf.append(rows)
+        held[0] += len(rows)
+        if sink is not None and held[0] >= chunk:
+            sink(np.concatenate(buf))
+            buf.clear()
+            held[0] = 0
+
+    res, _, _ = count_packing_run(pk, backend or select_backend("cpu"), mode, prune, sink=emit)
+    if sink is not None and buf:
+        sink(np.concatenate(buf))
+    return res
+
+
+# -- levels ---------------------------------------------------------------------------------------------------------
+@dataclass
+class Level:
+    placed: list[tuple[int, np.ndarray]]  # pieces already on the board
+    left: int  # pieces to place
+    solution: list[tuple[int, np.ndarray]]  # the unique solution (all pieces)
+
+
+def generate_levels(pk: P.Packing, count: int, difficulty: int, seed: int = 0,
+                    attempts: int = 200, pool=None) -> list[Level]:
+    """Levels with exactly one solution: random full solutions with all but ``difficulty`` pieces left in place.
+
+    A random solution comes from a search that tries options in a seeded random order; a set of pieces to take
+    off is kept only when the remaining board has one solution (checked by searching for two).  Level ``k`` draws
+    from its own stream (``seed``, ``k``), so the levels do not depend on where they are made: ``pool`` (see
+    :mod:`puzzlebatch.runners.engine.distributed`) makes them as separate tasks, in order.
+    """
+    n_pieces = len(pk.cover.options) and pk.cover.max_depth()
+    if not pk.exact_area:
+        raise PuzzleInputError("levels: the pieces must exactly fill the board (each piece used once)")
+    if not 1 <= difficulty <= n_pieces:
+        raise PuzzleInputError(f"--difficulty: {difficulty} must be between 1 and {n_pieces} (pieces to place)")
+    from puzzlebatch.runners.engine.distributed import Pool, map_ordered
+
+    task = LevelTask(pk, difficulty, seed, attempts)
+    levels = list(map_ordered(pool or Pool("cpu"), task, range(count)))
+    if any(lv is None for lv in levels):
+        raise PuzzleInputError(f"levels: no unique-solution level with {difficulty} pieces left found in "
+                               f"{attempts} tries; use a smaller --difficulty")
+    return levels
+
+
+@dataclass(frozen=True)
+class LevelTask:
+    """Make level ``k`` (a task of :func:`generate_levels`); None when ``attempts`` random solutions gave none."""
+
+    pk: P.Packing
+    difficulty: int
+    seed: int
+    attempts: int
+
+    def __call__(self, k: int) -> Level | None:
+        pk, difficulty = self.pk, self.difficulty
+        rng = np.random.default_rng([self.seed, k])
+        for _ in range(self.attempts):
+            order = rng.permutation(len(pk.cover.options))
+            eng = engine(pk.cover, DEFAULT_MODE, DEFAULT_PRUNE, order)
+            sols, _ = enumerate_solutions(eng, (), limit=1)
+            if not len(sols):
+                raise PuzzleInputError("levels: the board has no solution with these pieces")
+            sol = solution_cells(pk, sols[0])
+            for _ in range(20):
+                keep = rng.permutation(len(sol))[: len(sol) - difficulty]
+                placed = [sol[i] for i in sorted(keep)]
+                board = P.Board(pk.board.size, pk.board.playable, {}, label=pk.board.label)
+                for kk, cells in placed:
+                    board.placed.setdefault(pk.glyphs[kk], []).append(
+                        frozenset(tuple(int(v) for v in c) for c in cells))
+                lvl = P.build(board, pk.pieces)
+                n, _ = enumerate_solutions(engine(lvl.cover), (), limit=2)
+                if len(n) == 1:
+                    return Level(placed, difficulty, sol)
+        return None

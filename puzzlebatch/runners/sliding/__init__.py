@@ -1,0 +1,1 @@
+"""Sliding puzzles: BFS and IDA* (:mod:`.solver`), pattern databases (:mod:`.pdb`) and the command line."""

@@ -1,0 +1,604 @@
+"""``puzzlebatch sliding bfs|solve|pdb|replay``."""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from puzzlebatch import limits as L
+from puzzlebatch import transfers
+from puzzlebatch.jit.clock import work_clock
+from puzzlebatch.errors import PuzzleInputError
+from puzzlebatch.transfers import transfers_of
+from puzzlebatch.puzzles.sliding.model import GOALS, Board, goal_board, parse_board, parse_size, read_instances, \
+    replay, solvability
+
+
+
+def default_out(verb: str) -> Path:
+    from puzzlebatch.outputs import default_result_file
+
+    return default_result_file(f"sliding-{verb}")
+
+
+def _say(msg: str) -> None:
+    print(f"puzzlebatch: {msg}", file=sys.stderr)
+
+
+# -- bfs ---------------------------------------------------------------------------------------------------------
+
+def _open_bfs_run(args, rows, cols, backend):
+    from puzzlebatch.results.store import ResultsStore
+
+    out = Path(args.out) if args.out else default_out(f"bfs-{rows}x{cols}")
+    if args.resume and not out.exists():
+        raise PuzzleInputError(f"--resume: {out} does not exist; give the --out file of the interrupted run")
+    store = ResultsStore(out, "a")
+    params = {"size": f"{rows}x{cols}", "goal": args.goal}
+    if args.resume:
+        for run_id in reversed(store.run_ids()):
+            run = store.run(run_id)
+            a = run.attrs
+            if a.get("family") == "sliding" and a.get("algorithm") == "bfs" and a.get("status") != "done" \
+                    and a["params"] == params:
+                return store, run, out
+        store.close()
+        raise PuzzleInputError(f"--resume: {out} has no unfinished bfs of {rows}x{cols} ({args.goal})")
+    run = store.create_run("sliding", "bfs", backend=backend.name, device=backend.device, seed=None, params=params)
+    return store, run, out
+
+
+def run_bfs(args) -> int:
+    from puzzlebatch.runners.options import print_json
+    from puzzlebatch.runners.sliding import solver as sliding
+    from puzzlebatch.runners.engine.backend import select_backend
+    from puzzlebatch.runners.engine.progress import bar
+
+    rows, cols = parse_size(args.size, "bfs size")
+    if rows * cols > sliding.BFS_MAX_CELLS:
+        sliding.bfs_start(rows, cols, args.goal)  # raises the one-line error
+    backend = select_backend(args.backend)
+    store, run, out = _open_bfs_run(args, rows, cols, backend)
+    state = None
+    if args.resume:
+        ck = run.load_checkpoint()
+        if ck is not None:
+            arrays, meta = ck
+            state = sliding.BFSState(rows, cols, args.goal, arrays["packed"], arrays["frontier"],
+                                     [int(v) for v in arrays["depth_counts"]], float(meta["seconds"]))
+    if state is None:
+        state = sliding.bfs_start(rows, cols, args.goal)
+    total = int(np.prod(np.arange(1, rows * cols + 1, dtype=np.float64)) // 2)
+    progress = bar(f"sliding bfs {rows}x{cols}", unit="state", total=total)
+    progress.update(sum(state.depth_counts))
+    last_ck = [time.perf_counter()]
+
+    def on_layer(st) -> None:
+        progress.update(st.depth_counts[-1])
+        progress.set_postfix(depth=st.depth, layer=st.depth_counts[-1])
+        run.append_series("layer_states", st.depth, st.depth_counts[-1])
+        if time.perf_counter() - last_ck[0] >= args.checkpoint_every:
+            run.save_checkpoint(st.checkpoint_arrays(), {"seconds": st.seconds})
+            last_ck[0] = time.perf_counter()
+
+    try:
+        state = sliding.bfs_run(state, backend, on_layer=on_layer, max_layers=args.max_layers)
+    except KeyboardInterrupt:
+        progress.close()
+        run.finish("interrupted", seconds=state.seconds)
+        store.close()
+        _say(f"interrupted; resume with: puzzlebatch sliding bfs {rows}x{cols} --goal {args.goal} --out {out} "
+             f"--resume")
+        return 130
+    progress.close()
+    complete = sliding.bfs_done(state)
+    result = sliding.bfs_result(state, backend)
+    doc = result.to_json() | {"complete": complete, "device": backend.device, "out": str(out), "run_id": run.id}
+    if complete:
+        run.set_table("distances", state.packed, {
+            "encoding": ("4 bits a state: (depth mod 15), 0xF unreached; rank r in the low nibble of byte "
+                         "r>>1 when r is even, the high nibble when odd"),
+            "rank": "blank cell * (n-1)!/2 + (lexicographic rank of the tiles in row order, blank left out) // 2",
+            "rows": rows, "cols": cols, "goal": args.goal})
+        run.drop_checkpoint()  # the finished table replaces it (h5repack reclaims the file space)
+        run.set_result(result.to_json())
+        run.finish("done", seconds=state.seconds)
+    else:
+        run.save_checkpoint(state.checkpoint_arrays(), {"seconds": state.seconds})
+        run.finish("interrupted", seconds=state.seconds)
+    store.close()
+    if args.json:
+        print_json(doc)
+    elif complete:
+        print(f"{rows}x{cols} ({args.goal}): {result.states:,} states, maximum distance {result.max_depth} "
+              f"({result.hardest_count} states), mean {result.mean_depth:.2f}")
+        print("states per depth: " + " ".join(map(str, result.depth_counts)))
+        print("hardest: " + " | ".join(result.hardest[:5]) + (" ..." if result.hardest_count > 5 else ""))
+        print(f"{result.seconds:.2f} s on {backend.name} ({backend.device}); table {result.table_bytes:,} bytes")
+        print(f"results: {out} (run {run.id})")
+    else:
+        print(f"stopped at depth {state.depth}; resume with --out {out} --resume")
+    return 0
+
+
+# -- solve -------------------------------------------------------------------------------------------------------
+
+def _heuristic(args, rows, cols) -> str:
+    if args.heuristic != "auto":
+        return args.heuristic
+    from puzzlebatch.runners.sliding.pdb import PARTITIONS
+
+    return "pdb" if (rows, cols) in PARTITIONS and rows * cols >= 16 else "linear-conflict"
+
+
+def _pdbs(args, rows, cols, heuristic, backend):
+    if heuristic != "pdb":
+        return None
+    from puzzlebatch.runners.sliding import pdb as sliding_pdb
+
+    folder = sliding_pdb.cache_dir(args.cache_dir)
+    sliding_pdb.partition(rows, cols, args.partition)  # one-line error for an unknown partition
+    return sliding_pdb.ensure(rows, cols, args.partition, backend, folder, say=_say)
+
+
+def _result_text(r) -> str:
+    if not r.solvable:
+        return f"{r.board}: {r.explanation}"
+    return (f"{r.board}: {r.length} moves (optimal): {' '.join(map(str, r.moves))}\n"
+            f"  blank: {r.directions or '-'}; {r.nodes:,} nodes, {r.seconds:.3f} s, {r.heuristic}, {r.backend}")
+
+
+def _check_max_len(args) -> None:
+    if args.max_len < 1:
+        raise PuzzleInputError(f"--max-len {args.max_len}: must be at least 1")
+    if args.backend != "cuda":
+        return
+    from puzzlebatch.gpu_kernels.sliding import MAX_LEN as CUDA_MAX_LEN  # imports numba.cuda: only when asked
+
+    if args.max_len > CUDA_MAX_LEN:
+        raise PuzzleInputError(f"--max-len {args.max_len}: the CUDA backend handles at most {CUDA_MAX_LEN} moves")
+
+
+def run_solve(args) -> int:
+    from puzzlebatch.runners.options import print_json
+    from puzzlebatch.runners.sliding import solver as sliding
+    from puzzlebatch.runners.engine.backend import select_backend
+
+    _check_max_len(args)
+    size = parse_size(args.size, "--size") if args.size else None
+    if args.file and args.tiles:
+        raise PuzzleInputError("solve: give TILES or --file, not both")
+    if not args.file and not args.tiles:
+        raise PuzzleInputError("solve: give TILES (e.g. \"8 6 7 2 5 4 3 0 1\") or --file INSTANCES.txt")
+    if args.file:
+        return _solve_file(args, size)
+    board = parse_board(args.tiles, size, "TILES")
+    if args.png and Path(args.png).suffix.lower() not in (".png", ".svg"):  # fail before a long search
+        raise PuzzleInputError(f"--png: cannot draw {args.png!r}: unsupported suffix "
+                               f"{Path(args.png).suffix or '(none)'!r}, use .png or .svg")
+    backend = select_backend(args.backend)
+    heuristic = _heuristic(args, board.rows, board.cols)
+    ok, _ = solvability(board, goal_board(board.rows, board.cols, args.goal))
+    pdbs = _pdbs(args, board.rows, board.cols, heuristic, backend) if ok else None
+    kernels = sliding.drivers(backend)
+    r = sliding.solve(board, args.goal, heuristic, backend, pdbs=pdbs, max_len=args.max_len, kernels=kernels)
+    doc = r.to_json() | {"device": backend.device} | transfers_of(kernels)
+    if pdbs is not None:
+        doc["partition"] = pdbs.name
+    if args.png and r.solvable:
+        from puzzlebatch.results.sliding_pictures import draw_path
+
+        boards = replay(board, r.moves)
+        doc["picture"] = str(draw_path(boards, args.png, goal=args.goal, moves=r.moves,
+                                       title=f"{board.rows}x{board.cols}: {r.length} moves (optimal)"))
+    if args.json:
+        print_json(doc)
+    else:
+        print(board.pretty())
+        print(_result_text(r))
+        if "picture" in doc:
+            print(f"picture: {doc['picture']}")
+    return 0
+
+
+def _solve_file(args, size) -> int:
+    from puzzlebatch.runners.options import print_json
+    from puzzlebatch.results.store import ResultsStore
+    from puzzlebatch.runners.engine.backend import select_backend
+    from puzzlebatch.runners.engine.progress import bar
+
+    if args.batch is not None and args.batch < 1:
+        raise PuzzleInputError(f"--batch {args.batch}: must be at least 1")
+    instances = read_instances(args.file, size)
+    shapes = {(b.rows, b.cols) for b, _ in instances}
+    if len(shapes) != 1:
+        raise PuzzleInputError(f"{args.file}: boards of several sizes ({', '.join(f'{r}x{c}' for r, c in shapes)})")
+    rows, cols = shapes.pop()
+    backend = select_backend(args.backend)
+    heuristic = _heuristic(args, rows, cols)
+    pdbs = _pdbs(args, rows, cols, heuristic, backend)
+    out = Path(args.out) if args.out else default_out("solve")
+    from puzzlebatch.runners.engine.distributed import job_sizes, map_ordered, open_pool
+
+    pool = open_pool(args.scheduler, args.backend, args.item_seconds)
+    store = ResultsStore(out, "a")
+    import hashlib
+
+    boards_digest = hashlib.sha256(np.array([b.tiles for b, _ in instances], np.int8).tobytes()).hexdigest()
+    params = {"file": str(args.file), "goal": args.goal, "heuristic": heuristic,
+              "partition": pdbs.name if pdbs else None, "max_len": args.max_len, "boards_sha256": boards_digest}
+    run = None
+    done_rows: dict = {}
+    if args.resume:
+        for run_id in reversed(store.run_ids()):
+            cand = store.run(run_id)
+            a = cand.attrs
+            if a.get("family") == "sliding" and a.get("algorithm") == "solve" and a.get("status") != "done" \
+                    and a["params"] == params:
+                run = cand
+                done_rows = cand.items()
+                break
+        if run is None:
+            store.close()
+            pool.close()
+            raise PuzzleInputError(f"--resume: {out} has no unfinished solve of {args.file}")
+    else:
+        run = store.create_run("sliding", "solve", backend=backend.name, device=backend.device, seed=None,
+                               params=params, instances={"boards": np.array([b.tiles for b, _ in instances], np.int8)})
+    start = int(run.n_committed)
+    batch = job_sizes(len(instances) - start, pool, args.batch)
+    progress = bar(f"sliding solve {rows}x{cols}", unit="instance", total=len(instances))
+    progress.update(start)
+    results = []
+    if start:  # rebuild the committed results from the store
+        for j in range(start):
+            results.append(_from_row(done_rows, j, instances[j][0], args.goal, heuristic, backend.name))
+    t0 = work_clock()
+    traffic = transfers.zero()
+    try:
+        chunks = [instances[lo:lo + batch] for lo in range(start, len(instances), batch)]
+        task = SolveTask(args.goal, heuristic, args.backend if pool.distributed else backend.name,
+                         args.partition, str(sliding_pdb_dir(args)) if pdbs else None, args.max_len, rows, cols)
+        for chunk, done in zip(chunks, map_ordered(pool, task, [[b.tiles for b, _ in c] for c in chunks])):
+            rs = done["results"]
+            traffic = transfers.add(traffic, done["transfers"])
+            pool.work.add(done["worker"], len(rs), sum(r.nodes for r in rs), done["seconds"], done["backend"])
+            for r, (b, known) in zip(rs, chunk):
+                if known is not None and r.solvable and r.length != known:
+                    raise AssertionError(f"{b.text()}: found {r.length} moves, the file says {known}")
+            run.append_items(length=np.array([r.length if r.solvable else -1 for r in rs], np.int64),
+                             nodes=np.array([r.nodes for r in rs], np.int64),
+                             seconds=np.array([r.seconds for r in rs], np.float64),
+                             moves=np.array([" ".join(map(str, r.moves or [])) for r in rs], dtype=object))
+            results.extend(rs)
+            progress.update(len(rs))
+    except KeyboardInterrupt:
+        progress.close()
+        run.finish("interrupted", seconds=work_clock() - t0)
+        store.close()
+        pool.close()
+        _say(f"interrupted; resume with the same command and --out {out} --resume")
+        return 130
+    progress.close()
+    pool.close()
+    total_s = work_clock() - t0
+    summary = {"instances": len(results), "solved": sum(r.solvable for r in results),
+               "nodes": sum(r.nodes for r in results), "seconds": total_s,
+               "load_seconds": pdbs.load_seconds if pdbs else 0.0, "work": pool.work.to_json(), **traffic}
+    run.set_result(summary)
+    run.finish("done", seconds=total_s)
+    store.close()
+    if pool.distributed:
+        _say("\n".join(pool.work.lines()))
+    if args.json:
+        print_json([r.to_json() for r in results])
+    else:
+        for r in results:
+            print(_result_text(r))
+        print(f"{summary['solved']}/{summary['instances']} solved optimally, {summary['nodes']:,} nodes, "
+              f"{total_s:.2f} s on {backend.name} ({backend.device}); results: {out} (run {run.id})")
+        print(f"transfers: {traffic['h2d_bytes']:,} bytes to the device, {traffic['d2h_bytes']:,} back, "
+              f"{traffic['launches']} launches")
+    return 0
+
+
+def sliding_pdb_dir(args) -> Path:
+    from puzzlebatch.runners.sliding import pdb as sliding_pdb
+
+    return sliding_pdb.cache_dir(args.cache_dir)
+
+
+_WORKER_PDBS: dict = {}
+
+
+@dataclass(frozen=True)
+class SolveTask:
+    """One task of ``solve --file``: optimal solutions of a chunk of boards, on whatever worker runs it (the
+    pattern databases are read from ``cache_dir`` once per worker process)."""
+
+    goal: str
+    heuristic: str
+    backend: str
+    partition: str | None
+    cache_dir: str | None
+    max_len: int
+    rows: int
+    cols: int
+
+    def __call__(self, tiles: list) -> dict:
+        from puzzlebatch.puzzles.sliding.model import Board
+        from puzzlebatch.runners.sliding import solver as sliding
+        from puzzlebatch.runners.sliding import pdb as sliding_pdb
+        from puzzlebatch.runners.engine.backend import select_backend
+        from puzzlebatch.runners.engine.distributed import _worker_name
+
+        t0 = work_clock()
+        backend = select_backend(self.backend)
+        # One launcher per worker process and problem: the pattern database goes to the device once.
+        key = (self.rows, self.cols, self.partition, self.cache_dir, backend.name)
+        if key not in _WORKER_PDBS:
+            _WORKER_PDBS.clear()
+            pdbs = None
+            if self.cache_dir is not None:
+                pdbs = sliding_pdb.ensure(self.rows, self.cols, self.partition, backend, Path(self.cache_dir),
+                                          say=lambda m: None)
+            _WORKER_PDBS[key] = (pdbs, sliding.drivers(backend))
+        pdbs, kernels = _WORKER_PDBS[key]
+        before = transfers_of(kernels)
+        boards = [Board(self.rows, self.cols, tuple(int(x) for x in t)) for t in tiles]
+        rs = sliding.solve_batch(boards, self.goal, self.heuristic, backend, pdbs=pdbs, max_len=self.max_len,
+                                 kernels=kernels)
+        delta = {k: v - before[k] for k, v in transfers_of(kernels).items()}
+        return {"results": rs, "worker": _worker_name(), "backend": backend.name,
+                "seconds": work_clock() - t0, "transfers": delta}
+
+
+def _from_row(rows: dict, j: int, board: Board, goal: str, heuristic: str, backend: str):
+    from puzzlebatch.runners.sliding.solver import SolveResult
+
+    length = int(rows["length"][j])
+    moves_text = rows["moves"][j]
+    moves_text = moves_text.decode() if isinstance(moves_text, bytes) else str(moves_text)
+    if length < 0:
+        _, why = solvability(board, goal_board(board.rows, board.cols, goal))
+        return SolveResult(board.text(), f"{board.rows}x{board.cols}", goal, False, why, None, None, None, 0, 0,
+                           None, 0.0, heuristic, backend)
+    moves = [int(t) for t in moves_text.split()]
+    walk = replay(board, moves)
+    dirs = "".join("UDLR"[[(-board.cols), board.cols, -1, 1].index(b.blank - a.blank)] for a, b in zip(walk, walk[1:]))
+    return SolveResult(board.text(), f"{board.rows}x{board.cols}", goal, True, "solvable (from the store)", length,
+                       moves, dirs, int(rows["nodes"][j]), 0, None, float(rows["seconds"][j]), heuristic, backend)
+
+
+# -- pdb ---------------------------------------------------------------------------------------------------------
+
+def run_pdb_build(args) -> int:
+    from puzzlebatch.runners.options import print_json
+    from puzzlebatch.runners.sliding import pdb as sliding_pdb
+    from puzzlebatch.runners.engine.backend import select_backend
+    from puzzlebatch.runners.engine.progress import bar
+
+    rows, cols = parse_size(args.size, "--size")
+    name, pats = sliding_pdb.partition(rows, cols, args.partition)
+    backend = select_backend(args.backend)
+    folder = sliding_pdb.cache_dir(args.cache_dir)
+    if args.cache_dir:  # the folder the user named: made here (its parent must exist), before any work
+        from puzzlebatch.outputs import make_output_dir
+
+        make_output_dir(folder, "--cache-dir")
+    built = []
+    if args.scheduler:  # one pattern per Dask task (the cache folder must be shared with the workers)
+        return _pdb_build_on_pool(args, rows, cols, name, pats, folder)
+    for p in pats:
+        f = sliding_pdb.pattern_file(rows, cols, p, folder)
+        if f.exists() and not args.force:
+            continue
+        if f.exists():
+            f.unlink()
+        resumed = f.with_suffix(".partial.h5").exists()
+        _say(f"{'resuming' if resumed else 'building'} {rows}x{cols} pattern {','.join(map(str, p))} "
+             f"({sliding_pdb.n_entries(rows * cols, len(p)):,} entries) on {backend.name}")
+        progress = bar(f"pattern {','.join(map(str, p))}", unit="layer")
+
+        def cb(depth, layer, seconds, progress=progress):
+            progress.update(1)
+            progress.set_postfix(depth=depth, layer=layer)
+
+        try:
+            res = sliding_pdb.build_pattern(rows, cols, p, backend, folder, partition_name=name, progress=cb,
+                                            checkpoint_every=args.checkpoint_every, max_layers=args.max_layers)
+        except KeyboardInterrupt:
+            progress.close()
+            _say("interrupted; run the same command again to resume from the last checkpoint")
+            return 130
+        progress.close()
+        built.append(str(res))
+        if res.name.endswith(".partial.h5"):
+            _say(f"stopped after --max-layers; run again to resume ({res})")
+            if args.json:
+                print_json({"partition": name, "complete": False, "partial": str(res)})
+            return 0
+    dbs = sliding_pdb.load(rows, cols, name, folder)
+    info = dbs.info()
+    doc = {"partition": name, "size": f"{rows}x{cols}", "goal": "blank-first", "complete": True,
+           "cache_dir": str(folder), "built": built, "patterns": info}
+    # the traffic of the builds this command ran (each table file keeps its own build's)
+    doc |= {k: sum(p[k] for p in info if p["file"] in built) for k in transfers.KEYS}
+    if args.json:
+        print_json(doc)
+    else:
+        for p in doc["patterns"]:
+            print(f"tiles {','.join(map(str, p['tiles']))}: {p['entries']:,} entries ({p['bytes'] / 1e6:.1f} MB), "
+                  f"max {p['max_value']}, mean {p['mean_value']:.2f}, built in {p['build_seconds']:.1f} s "
+                  f"on {p['build_backend']}: {p['file']}")
+    return 0
+
+
+@dataclass(frozen=True)
+class PdbTask:
+    """Build one pattern database on a worker (resuming its partial file if one is there)."""
+
+    rows: int
+    cols: int
+    partition: str
+    folder: str
+    backend: str
+    checkpoint_every: float
+    max_layers: int | None
+
+    def __call__(self, pattern: tuple) -> dict:
+        from puzzlebatch.runners.sliding import pdb as sliding_pdb
+        from puzzlebatch.runners.engine.backend import select_backend
+        from puzzlebatch.runners.engine.distributed import _worker_name
+
+        t0 = work_clock()
+        backend = select_backend(self.backend)
+        res = sliding_pdb.build_pattern(self.rows, self.cols, pattern, backend, Path(self.folder),
+                                        partition_name=self.partition, checkpoint_every=self.checkpoint_every,
+                                        max_layers=self.max_layers)
+        return {"file": str(res), "worker": _worker_name(), "backend": backend.name,
+                "seconds": work_clock() - t0}
+
+
+def _pdb_build_on_pool(args, rows, cols, name, pats, folder) -> int:
+    from puzzlebatch.runners.options import print_json
+    from puzzlebatch.runners.sliding import pdb as sliding_pdb
+    from puzzlebatch.runners.engine.distributed import map_ordered, open_pool
+
+    todo = []
+    for p in pats:
+        f = sliding_pdb.pattern_file(rows, cols, p, folder)
+        if f.exists() and args.force:
+            f.unlink()
+        if not f.exists():
+            todo.append(tuple(p))
+    task = PdbTask(rows, cols, name, str(folder), args.backend, args.checkpoint_every, args.max_layers)
+    built, partial = [], []
+    with open_pool(args.scheduler, args.backend, args.item_seconds) as pool:
+        for p, res in zip(todo, map_ordered(pool, task, todo)):
+            pool.work.add(res["worker"], 1, 0, res["seconds"], res["backend"])
+            (partial if res["file"].endswith(".partial.h5") else built).append(res["file"])
+            _say(f"pattern {','.join(map(str, p))}: {res['file']} ({res['seconds']:.1f} s on {res['worker']})")
+        _say("\n".join(pool.work.lines()))
+    doc = {"partition": name, "size": f"{rows}x{cols}", "complete": not partial, "cache_dir": str(folder),
+           "built": built, "partial": partial}
+    if not partial:
+        doc["patterns"] = sliding_pdb.load(rows, cols, name, folder).info()
+    if args.json:
+        print_json(doc)
+    elif partial:
+        _say(f"stopped after --max-layers; run again to resume ({', '.join(partial)})")
+    else:
+        print(f"partition {name}: {len(built)} pattern database(s) built in {folder}")
+    return 0
+
+
+# -- replay ------------------------------------------------------------------------------------------------------
+
+def run_replay(args) -> int:
+    from puzzlebatch.runners.options import print_json
+
+    size = parse_size(args.size, "--size") if args.size else None
+    board = parse_board(args.tiles, size, "TILES")
+    toks = args.moves.replace(",", " ").split()
+    if len(toks) == 1 and not toks[0].isdigit():
+        toks = list(toks[0])  # "UDLR..." written together
+    moves = []
+    for k, tok in enumerate(toks, 1):
+        if tok.upper() in ("U", "D", "L", "R"):
+            moves.append(tok.upper())
+        elif tok.isdigit():
+            moves.append(int(tok))
+        else:
+            raise PuzzleInputError(f"MOVES: move {k} {tok!r} is neither a tile number nor U/D/L/R")
+    try:
+        walk = replay(board, moves)
+    except PuzzleInputError as exc:
+        done = len(moves)
+        for k in range(len(moves)):  # find the first illegal move for the message
+            try:
+                replay(board, moves[:k + 1])
+            except PuzzleInputError:
+                done = k
+                break
+        raise PuzzleInputError(f"MOVES: move {done + 1}: {exc}") from None
+    end = walk[-1]
+    solved = end == goal_board(board.rows, board.cols, args.goal)
+    if args.json:
+        print_json({"board": end.text(), "moves": len(moves), "solved": solved, "goal": args.goal})
+    else:
+        print(end.pretty())
+        print(f"{len(moves)} moves; {'solved' if solved else 'not the goal'} ({args.goal})")
+    return 0
+
+
+def _goal(p) -> None:
+    p.add_argument("--goal", choices=GOALS, default="blank-last",
+                   help="blank-last: 1..n-1 then the blank (default, the source document's); blank-first: Korf's")
+
+
+def register(sub) -> None:
+    sl = sub.add_parser("sliding", help="sliding puzzles (8/15/24-puzzle): BFS, IDA*, pattern databases")
+    verbs = sl.add_subparsers(dest="verb", metavar="VERB", parser_class=type(sl))
+    verbs.required = True
+
+    p = verbs.add_parser("bfs", help="breadth-first search of a whole state space (up to 12 cells)")
+    p.add_argument("size", help="RxC board, e.g. 3x3 or 3x4")
+    _goal(p)
+    p.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
+    p.add_argument("--out", help="results file (default: results/sliding-bfs-RxC-<time>.h5)")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--resume", action="store_true", help="continue the unfinished bfs in --out")
+    p.add_argument("--checkpoint-every", type=L.non_negative_seconds, default=60.0, metavar="SECONDS")
+    p.add_argument("--max-layers", type=L.positive_int, help="stop after this many layers (resume later)")
+    p.set_defaults(func=run_bfs)
+
+    p = verbs.add_parser("solve", help="optimal solutions by IDA*: one board, or a file of instances")
+    p.add_argument("tiles", nargs="?", help="tiles in row order, 0 the blank, e.g. \"8 6 7 2 5 4 3 0 1\"")
+    p.add_argument("--file", help="instances, one a line (optionally the optimal length last)")
+    p.add_argument("--size", help="RxC when the tiles do not make a square")
+    _goal(p)
+    p.add_argument("--heuristic", choices=["auto", "manhattan", "linear-conflict", "pdb"], default="auto",
+                   help="auto: pattern databases for 4x4 and 5x5, linear conflicts otherwise")
+    p.add_argument("--partition", help="pattern-database partition, e.g. 6-6-3, 5-5-5, 7-8 (4x4), 6-6-6-6 (5x5)")
+    p.add_argument("--cache-dir", help="where pattern databases are kept (default $PUZZLEBATCH_CACHE or "
+                                       "~/.cache/puzzlebatch)")
+    p.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
+    p.add_argument("--max-len", type=L.positive_int, default=250, help="give up beyond this many moves (default 250)")
+    p.add_argument("--batch", type=L.positive_int, help="instances per launch with --file (default: all at once)")
+    p.add_argument("--out", help="results file for --file (default: results/sliding-solve-<time>.h5)")
+    p.add_argument("--resume", action="store_true", help="with --file: continue the unfinished run in --out")
+    from puzzlebatch.runners.engine.distributed import add_arguments as add_scheduler
+
+    add_scheduler(p)
+    p.add_argument("--png", "--svg", dest="png", metavar="FILE", help="draw the solution path (.png or .svg)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=run_solve)
+
+    p = verbs.add_parser("pdb", help="pattern databases")
+    pv = p.add_subparsers(dest="pdb_verb", metavar="ACTION", parser_class=type(sl))
+    pv.required = True
+    b = pv.add_parser("build", help="build a partition's databases (resumes an interrupted build)")
+    b.add_argument("partition", help="e.g. 6-6-3, 5-5-5, 7-8 (4x4), 6-6-6-6 (5x5), 4-4 (3x3)")
+    b.add_argument("--size", default="4x4")
+    b.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
+    b.add_argument("--cache-dir")
+    b.add_argument("--force", action="store_true", help="rebuild databases that exist")
+    b.add_argument("--checkpoint-every", type=L.non_negative_seconds, default=60.0, metavar="SECONDS")
+    b.add_argument("--max-layers", type=L.positive_int,
+                   help="stop after this many layers of one pattern (resume later)")
+    b.add_argument("--json", action="store_true")
+    add_scheduler(b)  # one pattern per task
+    b.set_defaults(func=run_pdb_build)
+
+    p = verbs.add_parser("replay", help="check a move sequence (tile numbers or U/D/L/R of the blank)")
+    p.add_argument("tiles")
+    p.add_argument("moves", help="e.g. \"5 6 7 4\" or UDLR")
+    p.add_argument("--size")
+    _goal(p)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=run_replay)

@@ -1,0 +1,1 @@
+"""Snake cubes: the batch-DFS host code (:mod:`.solver`) and the command line (:mod:`.cli`)."""
