@@ -92,7 +92,7 @@ def hextris():
 
 
 def ga():
-    from puzzlebatch.ga.engine import GAConfig, GeneticAlgorithm
+    from puzzlebatch.runners.engine.ga import GAConfig, GeneticAlgorithm
     from puzzlebatch.puzzles.cubes import model
     from puzzlebatch.runners.cubes import ga as cubes_ga
     problem = cubes_ga.ga_problem(model.box(3, 3, 1), model.load_cubes(), cubes_ga.Operators())

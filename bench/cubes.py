@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from cubes_peers import document_ga, python_count, python_solve  # noqa: E402
 
 import puzzlebatch  # noqa: E402
-from puzzlebatch.ga.engine import GAConfig  # noqa: E402
+from puzzlebatch.runners.engine.ga import GAConfig  # noqa: E402
 from puzzlebatch.puzzles.cubes import model  # noqa: E402
 from puzzlebatch.runners.cubes import solver as rc  # noqa: E402
 from puzzlebatch.runners.cubes import ga as cubes_ga  # noqa: E402

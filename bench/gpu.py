@@ -152,7 +152,7 @@ def case_hextris(backend, quick):
 
 
 def case_ga(backend, quick):
-    from puzzlebatch.ga.engine import GAConfig, GeneticAlgorithm
+    from puzzlebatch.runners.engine.ga import GAConfig, GeneticAlgorithm
     from puzzlebatch.puzzles.cubes import model
     from puzzlebatch.runners.cubes import ga as cubes_ga
 

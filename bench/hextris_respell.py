@@ -20,7 +20,7 @@ sys.path.insert(0, str(ROOT))
 
 from puzzlebatch.puzzles.hextris.encode import problem_tables  # noqa: E402
 from puzzlebatch.puzzles.hextris.model import load_phrases, official_problem  # noqa: E402
-from puzzlebatch.puzzles.hextris.phrases import placements_of  # noqa: E402
+from puzzlebatch.runners.hextris.phrases import placements_of  # noqa: E402
 from puzzlebatch.runners.engine.backend import select_backend  # noqa: E402
 from puzzlebatch.runners.hextris.playouts import score_solutions  # noqa: E402
 from puzzlebatch.runners.hextris.player import GamePlan, spell  # noqa: E402

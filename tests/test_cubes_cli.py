@@ -126,8 +126,8 @@ def test_ga_resume_continues_the_same_run(tmp_path, capsys):
     code, out, _ = run_cli(capsys, *common, "--out", str(tmp_path / "whole.h5"))
     whole = json.loads(out)
     # Simulate a kill after generation 3: keep the history and checkpoint of the first 3 generations only.
-    from puzzlebatch.ga.engine import GeneticAlgorithm, GAConfig
-    from puzzlebatch.ga.history import GARecorder
+    from puzzlebatch.runners.engine.ga import GeneticAlgorithm, GAConfig
+    from puzzlebatch.runners.engine.ga_history import GARecorder
     from puzzlebatch.results.store import ResultsStore
 
     params = None

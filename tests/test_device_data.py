@@ -262,7 +262,7 @@ def test_playouts_keep_their_tables_on_the_device(gpu):
 
 @pytest.mark.gpu
 def test_ga_generations_upload_tables_and_parameters_once(gpu):
-    from puzzlebatch.ga.engine import GAConfig, GeneticAlgorithm
+    from puzzlebatch.runners.engine.ga import GAConfig, GeneticAlgorithm
     from puzzlebatch.puzzles.cubes import model
     from puzzlebatch.runners.cubes import ga as cubes_ga
 

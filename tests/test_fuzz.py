@@ -189,13 +189,14 @@ generate = { count = 3, seed = 2, box = "2x2x2" }
 @FUZZ
 @given(job_text=st.one_of(texts, mutations))
 def test_toml_jobs(job_text, tmp_path):
+    from puzzlebatch.cli import build_parser, main
     from puzzlebatch.cli import jobfile as J
 
     text = job_text if isinstance(job_text, str) else _mutate(JOB, random.Random(job_text[0]), job_text[1])
     f = tmp_path / "fuzz.toml"
     f.write_text(text)
     before = sorted(p.name for p in tmp_path.rglob("*"))
-    _bounded(J.load, f, True)
+    _bounded(J.load, f, J.Application(build_parser, main), True)
     assert sorted(p.name for p in tmp_path.rglob("*")) == before  # a dry run writes nothing
 
 

@@ -5,7 +5,7 @@ import pytest
 
 from puzzlebatch.ga import rng as rng_rules
 from puzzlebatch.ga.compile import compile_ga_rules
-from puzzlebatch.ga.engine import GAConfig, GAProblem, GAState, GeneticAlgorithm, seed_states
+from puzzlebatch.runners.engine.ga import GAConfig, GAProblem, GAState, GeneticAlgorithm, seed_states
 from puzzlebatch.puzzles.cubes import model
 from puzzlebatch.runners.cubes import ga as cubes_ga
 from tests.ga_toy import onemax_rules

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from puzzlebatch.config import launch
-from puzzlebatch.ga.engine import GAConfig, GeneticAlgorithm
+from puzzlebatch.runners.engine.ga import GAConfig, GeneticAlgorithm
 from puzzlebatch.puzzles.cubes import model
 from puzzlebatch.runners.cubes import ga as cubes_ga
 

@@ -14,7 +14,7 @@ import pytest
 
 from puzzlebatch.puzzles.hextris.encode import problem_tables
 from puzzlebatch.puzzles.hextris.model import load_phrases, official_problem, play, score_solution
-from puzzlebatch.puzzles.hextris.phrases import weave
+from puzzlebatch.runners.hextris.phrases import weave
 from puzzlebatch.runners.hextris.playouts import GREEDY_WEIGHTS, Playouts
 from puzzlebatch.runners.hextris.player import BeamPlayer, DEFAULT_WEIGHTS, load_weights, spell
 from tests.test_cli import run_cli
@@ -232,7 +232,7 @@ def test_phrases_running_on_past_a_lock_replay_exactly(cpu):
         assert not game.errored and game.units_locked == len(places) and game.move_score == int(g.move_scores[0])
     distinct = {a: sum(1 for p in phrases if p.lower() in t) for a, t in texts.items()}
     assert distinct[True] > distinct[False]
-    from puzzlebatch.puzzles.hextris.phrases import placements_of
+    from puzzlebatch.runners.hextris.phrases import placements_of
 
     back = placements_of(tab, seed, texts[True])  # read back (rotations may differ by the unit's symmetry)
     assert [(x, y) for x, y, _ in back] == [(x, y) for x, y, _ in places]
@@ -294,7 +294,7 @@ def test_compiled_reachability_equals_the_plain_python_one(cpu, pid):
     random positions between the spawn row and the target's, with random sets of positions already visited in
     their row."""
     from puzzlebatch.puzzles.hextris import rules
-    from puzzlebatch.puzzles.hextris.phrases import _reachable, _reachable_plain, _reverse_bfs, _signed, _Unit
+    from puzzlebatch.runners.hextris.phrases import _reachable, _reachable_plain, _reverse_bfs, _signed, _Unit
 
     problem = official_problem(pid)
     rng = random.Random(pid)
@@ -329,7 +329,7 @@ def test_opening_spells_the_long_phrases_and_the_plan_goes_on_from_it(cpu):
     """``phrases.opening``: drops units at a side until one that can turn is current, then spells the two
     51-character phrases (units lock wherever the phrase's moves are blocked); the beam player plans the rest of
     the game from there and the spelled solution (prefix + woven placements) replays exactly."""
-    from puzzlebatch.puzzles.hextris.phrases import opening
+    from puzzlebatch.runners.hextris.phrases import opening
 
     problem = dataclasses.replace(official_problem(7), source_length=25)
     phrases = load_phrases()

@@ -12,7 +12,10 @@ import pytest
 
 from puzzlebatch.results.store import ResultsStore
 from puzzlebatch.puzzles.snake.model import SOURCE_CHAIN  # the source document's chain: 48 embeddings
+from puzzlebatch.cli import build_parser, main
 from puzzlebatch.cli import jobfile as J
+
+APP = J.Application(build_parser, main)
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -42,7 +45,7 @@ def _write(tmp_path: Path, text: str, name: str = "job.toml") -> Path:
 def test_validation_names_key_and_line(tmp_path, text, line, words):
     path = _write(tmp_path, text)
     with pytest.raises(J.JobError) as exc:
-        J.load(path)
+        J.load(path, APP)
     msg = str(exc.value)
     assert f"{path}, line {line}: " in msg, msg
     for w in words:
@@ -65,26 +68,26 @@ def test_examples_are_valid():
     for f in files:
         if "random-cuts" in f.name:
             continue  # its generator cuts boards into files; checked in test_generators
-        job = J.load(f)
+        job = J.load(f, APP)
         assert job.argvs and all(a[:1 + len(job.verb)] == [job.family, *job.verb] for a in job.argvs)
 
 
 def test_generators(tmp_path):
     job = J.load(_write(tmp_path, 'family = "snake"\nverb = "count"\n[instances]\n'
-                                  'generate = { count = 3, seed = 4, box = "3x3x4" }\n'))
+                                  'generate = { count = 3, seed = 4, box = "3x3x4" }\n'), APP)
     from puzzlebatch.puzzles.snake.generate import random_chain
     from puzzlebatch.puzzles.snake.model import Box
 
     assert [a[2] for a in job.argvs] == [random_chain(Box(3, 3, 4), s)[0].letters for s in (4, 5, 6)]
     job = J.load(_write(tmp_path, 'family = "sliding"\nverb = "solve"\n[instances]\n'
-                                  'generate = { count = 12, seed = 1, size = "2x3" }\n', "s.toml"))
+                                  'generate = { count = 12, seed = 1, size = "2x3" }\n', "s.toml"), APP)
     from tests.reference import sliding_oracle
 
     reachable = sliding_oracle.distances(2, 3, "blank-last")  # Dijkstra over the whole 2x3 graph
     for argv in job.argvs:  # every generated board is solvable
         assert tuple(int(t) for t in argv[2].split()) in reachable
     job = J.load(_write(tmp_path, 'family = "polyomino"\nverb = "solve"\n[instances]\n'
-                                  'generate = { count = 2, seed = 1, board = "6x6", sizes = "4-5" }\n', "p.toml"))
+                                  'generate = { count = 2, seed = 1, board = "6x6", sizes = "4-5" }\n', "p.toml"), APP)
     assert len(job.argvs) == 2 and all(Path(a[a.index("--pieces") + 1]).exists() for a in job.argvs)
 
 

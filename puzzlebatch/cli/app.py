@@ -33,6 +33,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser = _Parser(prog="puzzlebatch", description="Batch search for combinatorial puzzles on GPU and CPU.")
     parser.add_argument("--version", action="version", version=f"puzzlebatch {__version__}")
+    # what the app verbs (``run``, ``warmup``) run commands with: handed down, never imported back
+    parser.set_defaults(app_parser=build_parser, app_main=main)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     info.register(sub)

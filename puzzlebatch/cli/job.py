@@ -7,7 +7,7 @@ def run_job(args) -> int:
     from puzzlebatch.runners.options import print_json
     from puzzlebatch.cli import jobfile as J
 
-    job = J.load(args.job, dry_run=args.dry_run)
+    job = J.load(args.job, J.Application(args.app_parser, args.app_main), dry_run=args.dry_run)
     if args.dry_run:  # counted, not built: only the first few instances are made and checked; nothing written
         doc = {"job": job.name, "family": job.family, "verb": " ".join(job.verb), "instances": job.count,
                "commands": [" ".join(["puzzlebatch", *a]) for a in job.argvs]}

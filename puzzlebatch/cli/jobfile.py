@@ -43,7 +43,7 @@ import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.errors import PuzzleInputError
@@ -100,6 +100,14 @@ class KeyLines:
 
 # ----------------------------------------------------------------------------- the job
 
+class Application(NamedTuple):
+    """The command line a job runs on, handed in by ``puzzlebatch run`` (this module never imports the
+    application: it sits below it)."""
+
+    build_parser: Callable[[], argparse.ArgumentParser]
+    main: Callable[[list[str]], int]
+
+
 @dataclass
 class Job:
     path: Path
@@ -114,6 +122,7 @@ class Job:
     count: int = 0  # instances in the job (a dry run builds only the first DRY_RUN_SHOWN)
     dry_run: bool = False
     make_dirs: list[Path] = field(default_factory=list)  # output folders inside the job folder, made on running
+    app: Application | None = None
 
     def where(self, key: str) -> str:
         n = self.lines.of(key)
@@ -123,10 +132,8 @@ class Job:
         return JobError(f"{self.where(key)}: {message}")
 
 
-def _verb_parser(family: str, verb: list[str]) -> argparse.ArgumentParser | None:
-    from puzzlebatch.cli import build_parser
-
-    parser = build_parser()
+def _verb_parser(app: Application, family: str, verb: list[str]) -> argparse.ArgumentParser | None:
+    parser = app.build_parser()
     for name in [family, *verb]:
         sub = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
         if sub is None or name not in sub.choices:
@@ -150,7 +157,7 @@ def _positional(parser: argparse.ArgumentParser) -> str | None:
     return next((a.dest for a in parser._actions if not a.option_strings), None)
 
 
-def load(path: str | Path, dry_run: bool = False) -> Job:
+def load(path: str | Path, app: Application, dry_run: bool = False) -> Job:
     """Read and check a job file (every instance is parsed by the verb's own parser).
 
     With ``dry_run`` the instances are counted, and only the first :data:`DRY_RUN_SHOWN` are built and checked;
@@ -169,7 +176,7 @@ def load(path: str | Path, dry_run: bool = False) -> Job:
     except tomllib.TOMLDecodeError as exc:
         raise JobError(f"{path}: not valid TOML: {exc}") from None
     lines = KeyLines(text)
-    job = Job(path, "", [], {}, {}, [], path.stem, lines, dry_run=dry_run)
+    job = Job(path, "", [], {}, {}, [], path.stem, lines, dry_run=dry_run, app=app)
     for key in doc:
         if key not in TOP_KEYS:
             raise job.error(key, f"unknown key (expected one of: {', '.join(TOP_KEYS)})")
@@ -179,9 +186,9 @@ def load(path: str | Path, dry_run: bool = False) -> Job:
                            else f"{job.where(key)}: must be a string")
     job.family, job.verb = doc["family"], doc["verb"].split()
     job.name = _check_job_name(job, doc.get("name", path.stem))
-    parser = _verb_parser(job.family, job.verb)
+    parser = _verb_parser(app, job.family, job.verb)
     if parser is None:
-        key = "family" if _verb_parser(job.family, []) is None and job.family not in _families() else "verb"
+        key = "family" if _verb_parser(app, job.family, []) is None and job.family not in _families(app) else "verb"
         raise job.error(key, f"no such command `puzzlebatch {job.family} {' '.join(job.verb)}`")
     for key in COMMON:
         if key in doc:
@@ -235,10 +242,8 @@ def _output_path(job: Job, key: str, value: str) -> str:
     return str(target)
 
 
-def _families() -> list[str]:
-    from puzzlebatch.cli import build_parser
-
-    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+def _families(app: Application) -> list[str]:
+    sub = next(a for a in app.build_parser()._actions if isinstance(a, argparse._SubParsersAction))
     return list(sub.choices)
 
 
@@ -416,8 +421,7 @@ def _snake_chains(job: Job, gen: dict) -> Generated:
 def _polyomino_cuts(job: Job, gen: dict) -> Generated:
     """Random-cut puzzles: ``board`` cut into pieces of ``sizes`` cells (``polyomino generate --random-cut``),
     seeds ``seed ..``; the piece files go beside the job file, in ``<name>-pieces/`` (not on a dry run)."""
-    from puzzlebatch.cli import main as cli_main
-
+    cli_main = job.app.main
     count, seed = _count(gen), _seed(gen)
     board, sizes = _take(gen, "board", None, str), _take(gen, "sizes", "4-6", str)
     _no_more(gen)
@@ -578,8 +582,9 @@ def run(job: Job, resume: bool = False, say: Callable[[str], None] | None = None
 
 
 def _run_instances(job, argvs, path, run_id, done, interrupted_at, results, t0, say) -> None:
-    from puzzlebatch.cli import main as cli_main
     from puzzlebatch.results.store import ResultsStore, dumps
+
+    cli_main = job.app.main
 
     for i, argv in enumerate(argvs):
         if i in done:
@@ -613,5 +618,5 @@ def _run_instances(job, argvs, path, run_id, done, interrupted_at, results, t0, 
 
 
 def _accepts_resume(job: Job) -> bool:
-    parser = _verb_parser(job.family, job.verb)
+    parser = _verb_parser(job.app, job.family, job.verb)
     return parser is not None and _flag(parser, "resume") is not None

@@ -66,7 +66,7 @@ def _tasks(family: str, backend: str, tmp: Path) -> list[tuple[str, list[str]]]:
                 ("pdb build + solve", ["sliding", "solve", board, "--heuristic", "pdb", "--cache-dir", pdb, *b,
                                        "--json"])]
     if family == "hextris":
-        from puzzlebatch.runners.hextris.cli import resolve_problems
+        from puzzlebatch.runners.hextris.problems import resolve_problems
 
         problem = "1"  # qualifier problem 1, shipped with the package
         seed = resolve_problems([problem])[0].source_seeds[0]
@@ -94,15 +94,15 @@ class FamilyWarmup:
                 "compile_seconds": round(self.compile_seconds, 3), "cpu_seconds": round(self.cpu_seconds, 3)}
 
 
-def warm_up(families: list[str], backend: str = "cpu", progress=None) -> list[FamilyWarmup]:
-    """Run every family's tiny commands (in a scratch folder, output discarded); returns what each took.
+def warm_up(families: list[str], main, backend: str = "cpu", progress=None) -> list[FamilyWarmup]:
+    """Run every family's tiny commands with ``main`` (the command line's; in a scratch folder, output
+    discarded); returns what each took.
 
     Raises
     ------
     RuntimeError
         A warm-up command failed (its stderr is in the message): a bug, since the inputs are fixed.
     """
-    from puzzlebatch.cli import main
     from puzzlebatch.jit import Stopwatch
 
     done = []
@@ -174,7 +174,7 @@ def run(args) -> int:
         print(f"puzzlebatch: warning: {cache.ENV_NO_CACHE} is set: nothing will be kept", file=sys.stderr)
     progress = bar("warmup", unit="command", total=count_tasks(families, backend.kind))
     try:
-        results = warm_up(families, backend.kind, progress)
+        results = warm_up(families, args.app_main, backend.kind, progress)
     finally:
         progress.close()
     pruned = []

@@ -78,7 +78,7 @@ def from_device(limits: DeviceLimits, regs_per_thread: int, max_threads_per_bloc
 
 def device_limits() -> DeviceLimits | None:
     """The current GPU's limits, or None without a real GPU (simulator, no driver)."""
-    from puzzlebatch.runners.engine.backend import gpu_info
+    from puzzlebatch.gpu_kernels.detect import gpu_info
 
     if gpu_info() is None:
         return None
@@ -105,7 +105,7 @@ def kernel_geometry(kernel, args: tuple, limits: DeviceLimits | None) -> Geometr
 def describe(limits: DeviceLimits | None) -> dict:
     """What ``puzzlebatch info`` shows: the device's limits and the blocks it would launch for a few register
     counts, or why the configured numbers are used."""
-    from puzzlebatch.runners.engine.backend import simulator_enabled
+    from puzzlebatch.gpu_kernels.detect import simulator_enabled
 
     if limits is None:
         why = "simulator" if simulator_enabled() else "no GPU"

@@ -36,11 +36,11 @@ def dumps(obj: Any) -> str:
     return json.dumps(obj, default=_json_default)
 
 
-def _now() -> str:
+def utc_now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-def _plain(value: Any) -> Any:
+def plain(value: Any) -> Any:
     """An h5py attribute value as a plain (JSON-serialisable) Python value."""
     if isinstance(value, bytes):
         return value.decode("utf-8", "replace")
@@ -49,7 +49,7 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _reason(exc: BaseException) -> str:
+def one_line_reason(exc: BaseException) -> str:
     """The first line of an HDF5/OS error, without h5py's prefixes."""
     if isinstance(exc, OSError) and exc.errno is not None and exc.strerror and len(exc.args) == 2:
         return exc.strerror
@@ -58,7 +58,7 @@ def _reason(exc: BaseException) -> str:
 
 
 @contextlib.contextmanager
-def _sigint_deferred():
+def sigint_deferred():
     """Hold Ctrl-C back until the block ends (then raise it): an interrupt inside HDF5's callbacks would leave
     the library's view of the file half-updated, and the next commit would write it."""
     if threading.current_thread() is not threading.main_thread() or \
@@ -75,7 +75,7 @@ def _sigint_deferred():
         raise KeyboardInterrupt
 
 
-def _transaction(method):
+def transaction(method):
     """Run a mutating method as one transaction: check the store is writable, commit at the end, and turn a
     failed write (disk full, I/O error) into one line naming the file; the file then stays as of its last
     commit.  Ctrl-C waits for the commit."""
@@ -84,7 +84,7 @@ def _transaction(method):
     def wrapper(self, *args, **kwargs):
         store = getattr(self, "_store", self)  # a Run's store, or the store itself
         store._require_writable()
-        with _sigint_deferred():
+        with sigint_deferred():
             return _run(store, method, self, args, kwargs)
 
     return wrapper
@@ -102,18 +102,18 @@ def _run(store, method, self, args, kwargs):
         if not io_failed and not isinstance(exc, OSError):
             raise
         cause = store._io.failed if io_failed else exc
-        raise PuzzleInputError(f"{store.path}: cannot write ({_reason(cause)}); the file keeps its last "
+        raise PuzzleInputError(f"{store.path}: cannot write ({one_line_reason(cause)}); the file keeps its last "
                                "commit") from None
     return value
 
 
-def _check_name(kind: str, name: str) -> None:
+def check_name(kind: str, name: str) -> None:
     # A "/" would silently create nested groups; "." is the group itself.
     if not isinstance(name, str) or not name or "/" in name or name == ".":
         raise ValueError(f"invalid {kind} name {name!r}: must be a non-empty string without '/'")
 
 
-def _storable(values: Any) -> np.ndarray:
+def storable(values: Any) -> np.ndarray:
     """``values`` as an array h5py can store; unicode strings become variable-length UTF-8."""
     arr = np.asarray(values)
     if arr.dtype.kind == "U":
@@ -121,11 +121,11 @@ def _storable(values: Any) -> np.ndarray:
     return arr
 
 
-def _h5_dtype(arr: np.ndarray) -> Any:
+def h5_dtype(arr: np.ndarray) -> Any:
     return h5py.string_dtype() if arr.dtype.kind == "O" else arr.dtype
 
 
-def _read(ds: h5py.Dataset, n: int | None = None) -> np.ndarray:
+def read_rows(ds: h5py.Dataset, n: int | None = None) -> np.ndarray:
     """Read a dataset (its first ``n`` rows if given); string datasets come back as ``str`` objects."""
     src = ds.asstr() if h5py.check_string_dtype(ds.dtype) is not None else ds
     if n is None:
@@ -133,7 +133,7 @@ def _read(ds: h5py.Dataset, n: int | None = None) -> np.ndarray:
     return np.asarray(src[:n])
 
 
-def _check_compatible(name: str, ds: h5py.Dataset, arr: np.ndarray) -> None:
+def check_compatible(name: str, ds: h5py.Dataset, arr: np.ndarray) -> None:
     if arr.shape[1:] != ds.shape[1:]:
         raise ValueError(f"column {name!r}: rows of shape {arr.shape[1:]} do not match the stored {ds.shape[1:]}")
     stored_is_str = h5py.check_string_dtype(ds.dtype) is not None
@@ -143,7 +143,7 @@ def _check_compatible(name: str, ds: h5py.Dataset, arr: np.ndarray) -> None:
         raise ValueError(f"column {name!r}: cannot store {arr.dtype} in a column of {ds.dtype} without loss")
 
 
-def _commit_rows(owner: h5py.Group, counter: str, columns: list[tuple[h5py.Dataset, np.ndarray]]) -> None:
+def commit_rows(owner: h5py.Group, counter: str, columns: list[tuple[h5py.Dataset, np.ndarray]]) -> None:
     """Append equal-length arrays to their datasets, then bump ``owner.attrs[counter]`` (within one transaction;
     readers trust only ``[:counter]``)."""
     n, k = int(owner.attrs.get(counter, 0)), len(columns[0][1])
@@ -154,7 +154,7 @@ def _commit_rows(owner: h5py.Group, counter: str, columns: list[tuple[h5py.Datas
     owner.attrs.modify(counter, np.int64(n + k))  # in place, no attribute re-creation
 
 
-def _truncate(owner: h5py.Group, counter: str, datasets: list[h5py.Dataset]) -> None:
+def truncate_rows(owner: h5py.Group, counter: str, datasets: list[h5py.Dataset]) -> None:
     """Cut ``datasets`` to the committed count ``owner.attrs[counter]``."""
     n = int(owner.attrs.get(counter, 0))
     # A dataset shorter than the counter cannot follow from a killed process (rows are flushed before
@@ -167,7 +167,7 @@ def _truncate(owner: h5py.Group, counter: str, datasets: list[h5py.Dataset]) -> 
             ds.resize(n_safe, axis=0)
 
 
-def _checksummed(arr: np.ndarray) -> dict:
+def checksum_attrs(arr: np.ndarray) -> dict:
     """Dataset options for ``arr``: chunked with a Fletcher-32 checksum where HDF5 allows one (numeric, not 0-d),
     so flipped bytes are an error on reading instead of a wrong frontier."""
     if arr.ndim == 0 or arr.dtype.kind == "O" or arr.size == 0:
@@ -177,7 +177,7 @@ def _checksummed(arr: np.ndarray) -> dict:
     return {"chunks": (rows,) + tuple(max(1, d) for d in arr.shape[1:]), "fletcher32": True}
 
 
-def _encode_seed(seed: int) -> Any:
+def encode_seed(seed: int) -> Any:
     seed = int(seed)
     # Seeds from SeedSequence can exceed int64: keep those as decimal text.
     return np.int64(seed) if -2**63 <= seed < 2**63 else str(seed)

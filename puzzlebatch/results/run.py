@@ -11,8 +11,8 @@ import numpy as np
 
 from puzzlebatch import transfers
 from puzzlebatch.errors import PuzzleInputError
-from puzzlebatch.results.h5util import CHUNK_BYTES, _check_compatible, _check_name, _checksummed, _commit_rows, \
-    _h5_dtype, _now, _plain, _read, _reason, _storable, _transaction, _truncate, dumps
+from puzzlebatch.results.h5util import CHUNK_BYTES, check_compatible, check_name, checksum_attrs, commit_rows, \
+    h5_dtype, utc_now, plain, read_rows, one_line_reason, storable, transaction, truncate_rows, dumps
 
 if TYPE_CHECKING:
     from puzzlebatch.results.store import ResultsStore
@@ -46,7 +46,7 @@ class Run:
         yet (``seed``, ``finished``, ``seconds``, ``result``) are None.
         """
         try:
-            raw = {key: _plain(value) for key, value in self._group.attrs.items()}
+            raw = {key: plain(value) for key, value in self._group.attrs.items()}
             out: dict[str, Any] = {"id": self.id, **dict.fromkeys(_RUN_FIELDS)}
             out["params"] = json.loads(raw.pop("params_json", "{}"))
             if "result_json" in raw:
@@ -56,7 +56,7 @@ class Run:
             out.update(raw)
             out["n_committed"] = int(out["n_committed"] or 0)
         except (OSError, RuntimeError, KeyError, ValueError, TypeError) as exc:
-            raise PuzzleInputError(f"{self._store.path}: run {self.id} is damaged ({_reason(exc)})") from None
+            raise PuzzleInputError(f"{self._store.path}: run {self.id} is damaged ({one_line_reason(exc)})") from None
         if not isinstance(out["params"], dict):
             raise PuzzleInputError(f"{self._store.path}: run {self.id} is damaged (params_json is not an object)")
         return out
@@ -66,19 +66,19 @@ class Run:
         """Number of committed item rows."""
         return int(self._group.attrs.get("n_committed", 0))
 
-    @_transaction
+    @transaction
     def set_result(self, result: dict) -> None:
         """Store the run's overall result (JSON)."""
         self._group.attrs["result_json"] = dumps(result)
 
-    @_transaction
+    @transaction
     def set_status(self, status: str) -> None:
         """Set the status: one of ``"running"``, ``"done"``, ``"interrupted"``, ``"failed"``."""
         if status not in STATUSES:
             raise ValueError(f"status must be one of {STATUSES}, got {status!r}")
         self._group.attrs["status"] = status
 
-    @_transaction
+    @transaction
     def finish(self, status: str = "done", seconds: float | None = None, compile_seconds: float | None = None,
                result: dict | None = None) -> None:
         """Mark the run finished now with ``status``, with ``result`` if given, in one transaction (a crash leaves
@@ -92,7 +92,7 @@ class Run:
             raise ValueError(f"status must be one of {STATUSES}, got {status!r}")
         if result is not None:
             self._group.attrs["result_json"] = dumps(result)
-        self._group.attrs["finished"] = _now()
+        self._group.attrs["finished"] = utc_now()
         self._group.attrs["seconds"] = float(self._watch.seconds if seconds is None else seconds)
         if compile_seconds is None:
             compile_seconds = self._prior_compile + self._watch.compile_seconds
@@ -104,7 +104,7 @@ class Run:
 
     # -- instances
 
-    @_transaction
+    @transaction
     def set_instances(self, **arrays: Any) -> None:
         """Store the run's input arrays; each name can be set only once (ValueError otherwise)."""
         self._write_instances(arrays)
@@ -112,21 +112,21 @@ class Run:
     def _write_instances(self, arrays: dict[str, Any]) -> None:
         group = self._group.require_group("instances")
         for name in arrays:
-            _check_name("instance array", name)
+            check_name("instance array", name)
             if name in group:
                 raise ValueError(f"run {self.id!r}: instance array {name!r} is already set")
         for name, values in arrays.items():
-            arr = _storable(values)
-            group.create_dataset(name, data=arr, dtype=_h5_dtype(arr))
+            arr = storable(values)
+            group.create_dataset(name, data=arr, dtype=h5_dtype(arr))
 
     def instances(self) -> dict[str, np.ndarray]:
         """The input arrays stored with :meth:`set_instances`."""
         group = self._group.get("instances")
-        return {} if group is None else {name: _read(ds) for name, ds in group.items()}
+        return {} if group is None else {name: read_rows(ds) for name, ds in group.items()}
 
     # -- items
 
-    @_transaction
+    @transaction
     def append_items(self, **columns: Any) -> None:
         """Append rows of per-item results and commit them.
 
@@ -146,8 +146,8 @@ class Run:
             raise ValueError("append_items needs at least one column")
         arrays = {}
         for name, values in columns.items():
-            _check_name("column", name)
-            arr = _storable(values)
+            check_name("column", name)
+            arr = storable(values)
             if arr.ndim == 0:
                 raise ValueError(f"column {name!r}: expected an array of rows, got a scalar")
             arrays[name] = arr
@@ -162,7 +162,7 @@ class Run:
                 raise ValueError(f"run {self.id!r}: columns {sorted(arrays)} differ from the stored "
                                  f"columns {sorted(items)}")
             for name, arr in arrays.items():
-                _check_compatible(name, items[name], arr)
+                check_compatible(name, items[name], arr)
         else:
             if items is None:
                 items = self._group.create_group("items", track_order=True)  # items() in column order
@@ -171,14 +171,14 @@ class Run:
                 chunk_rows = max(1, CHUNK_BYTES // row_bytes)
                 items.create_dataset(name, shape=(0,) + arr.shape[1:], maxshape=(None,) + arr.shape[1:],
                                      chunks=(chunk_rows,) + tuple(max(1, d) for d in arr.shape[1:]),
-                                     dtype=_h5_dtype(arr), fletcher32=arr.dtype.kind != "O")
+                                     dtype=h5_dtype(arr), fletcher32=arr.dtype.kind != "O")
         if k == 0:
             return
 
-        _commit_rows(self._group, "n_committed",
+        commit_rows(self._group, "n_committed",
                      [(items[name], arr) for name, arr in arrays.items()])
 
-    @_transaction
+    @transaction
     def truncate_items(self, n: int) -> None:
         """Forget every committed row past the first ``n`` (a resumed run rolls back to its checkpoint's rows)."""
         if n < 0 or n > self.n_committed:
@@ -186,13 +186,13 @@ class Run:
         if n == self.n_committed:
             return
         self._group.attrs.modify("n_committed", np.int64(n))
-        _truncate(self._group, "n_committed", list(self._group["items"].values()))
+        truncate_rows(self._group, "n_committed", list(self._group["items"].values()))
 
     def items(self) -> dict[str, np.ndarray]:
         """The committed rows of every column (``[:n_committed]``), in column creation order."""
         items = self._group.get("items")
         n = self.n_committed
-        return {} if items is None else {name: _read(ds, n) for name, ds in items.items()}
+        return {} if items is None else {name: read_rows(ds, n) for name, ds in items.items()}
 
     def item_rows(self, start: int = 0, stop: int | None = None) -> dict[str, np.ndarray]:
         """Committed rows ``start:stop`` of every column (clipped to ``n_committed``), read without the rest."""
@@ -218,10 +218,10 @@ class Run:
 
     # -- series
 
-    @_transaction
+    @transaction
     def append_series(self, name: str, step: Any, value: Any) -> None:
         """Append ``(step, value)`` points (scalars or equal-length 1-D arrays) to series ``name``."""
-        _check_name("series", name)
+        check_name("series", name)
         steps, values = np.atleast_1d(np.asarray(step)), np.atleast_1d(np.asarray(value))
         if steps.ndim != 1 or steps.shape != values.shape:
             raise ValueError(f"series {name!r}: step and value must be scalars or 1-D arrays of equal length")
@@ -232,7 +232,7 @@ class Run:
                 sg.create_dataset(key, shape=(0,), maxshape=(None,), chunks=(4096,), dtype=arr.dtype)
             sg.attrs["n"] = np.int64(0)
         sg = group[name]
-        _commit_rows(sg, "n", [(sg["step"], steps), (sg["value"], values)])
+        commit_rows(sg, "n", [(sg["step"], steps), (sg["value"], values)])
 
     def series(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """The committed ``(step, value)`` arrays of series ``name`` (KeyError if absent)."""
@@ -255,7 +255,7 @@ class Run:
 
     # -- checkpoint
 
-    @_transaction
+    @transaction
     def save_checkpoint(self, arrays: dict[str, np.ndarray], meta: dict, series: dict[str, int] | None = None) -> None:
         """Replace the run's checkpoint as a whole with ``arrays`` and JSON ``meta``.
 
@@ -265,15 +265,15 @@ class Run:
         checkpoint stands for.
         """
         for name in arrays:
-            _check_name("checkpoint array", name)
+            check_name("checkpoint array", name)
         meta_json = dumps(meta)
         group = self._group
         if "checkpoint_new" in group:
             del group["checkpoint_new"]
         new = group.create_group("checkpoint_new")
         for name, values in arrays.items():
-            arr = _storable(values)
-            new.create_dataset(name, data=arr, dtype=_h5_dtype(arr), **_checksummed(arr))
+            arr = storable(values)
+            new.create_dataset(name, data=arr, dtype=h5_dtype(arr), **checksum_attrs(arr))
         # What the run had stored when the checkpoint was taken: rewind() goes back to it.
         new.attrs["n_committed"] = np.int64(self.n_committed)
         lengths = {name: int(sg.attrs.get("n", 0)) for name, sg in group.get("series", {}).items()}
@@ -296,16 +296,16 @@ class Run:
         if grp is None:
             return None
         try:
-            meta = json.loads(_plain(grp.attrs["meta_json"]))
-            arrays = {name: _read(ds) for name, ds in grp.items()}
+            meta = json.loads(plain(grp.attrs["meta_json"]))
+            arrays = {name: read_rows(ds) for name, ds in grp.items()}
         except (OSError, RuntimeError, KeyError, ValueError, TypeError) as exc:
             raise PuzzleInputError(f"{self._store.path}: run {self.id}: the checkpoint is damaged "
-                                   f"({_reason(exc)})") from None
+                                   f"({one_line_reason(exc)})") from None
         if not isinstance(meta, dict):
             raise PuzzleInputError(f"{self._store.path}: run {self.id}: the checkpoint is damaged (meta_json)")
         return arrays, meta
 
-    @_transaction
+    @transaction
     def rewind(self, rows: int | None = None) -> None:
         """Go back to the last checkpoint (or to nothing without one): drop the item rows past ``rows`` (default:
         those committed when the checkpoint was saved) and the series points saved after it, so that a resumed
@@ -315,21 +315,21 @@ class Run:
             rows = 0 if grp is None else int(grp.attrs.get("n_committed", self.n_committed))
         if self.n_committed > rows:
             self._group.attrs.modify("n_committed", np.int64(rows))
-            _truncate(self._group, "n_committed", list(self._group["items"].values()))
-        kept = {} if grp is None else json.loads(_plain(grp.attrs.get("series_json", "null")) or "null")
+            truncate_rows(self._group, "n_committed", list(self._group["items"].values()))
+        kept = {} if grp is None else json.loads(plain(grp.attrs.get("series_json", "null")) or "null")
         if kept is None:
             return  # a checkpoint of an earlier version: series left as they are
         for name, sg in self._group.get("series", {}).items():
             n = int(kept.get(name, 0))
             if int(sg.attrs.get("n", 0)) > n:
                 sg.attrs.modify("n", np.int64(n))
-                _truncate(sg, "n", [sg["step"], sg["value"]])
+                truncate_rows(sg, "n", [sg["step"], sg["value"]])
 
     def has_checkpoint(self) -> bool:
         """Whether a complete checkpoint is stored."""
         return self._complete_checkpoint() is not None
 
-    @_transaction
+    @transaction
     def drop_checkpoint(self) -> None:
         """Delete the run's checkpoint (once its final result is stored; h5repack reclaims the file space)."""
         for key in ("checkpoint", "checkpoint_new"):
@@ -338,16 +338,16 @@ class Run:
 
     # -- tables
 
-    @_transaction
+    @transaction
     def set_table(self, name: str, data: Any, attrs: dict | None = None) -> None:
         """Store one large result array beside the run's items (e.g. a BFS distance table), replacing a table of
         the same name; ``attrs`` become its HDF5 attributes (documenting its encoding)."""
-        _check_name("table", name)
+        check_name("table", name)
         group = self._group.require_group("tables")
         if name in group:
             del group[name]
-        arr = _storable(data)
-        ds = group.create_dataset(name, data=arr, dtype=_h5_dtype(arr))
+        arr = storable(data)
+        ds = group.create_dataset(name, data=arr, dtype=h5_dtype(arr))
         for key, value in (attrs or {}).items():
             ds.attrs[key] = value
 
@@ -356,7 +356,7 @@ class Run:
         group = self._group.get("tables")
         if group is None or name not in group:
             raise KeyError(f"run {self.id!r} has no table {name!r}")
-        return _read(group[name])
+        return read_rows(group[name])
 
     # -- crash recovery (called when the store is opened for writing)
 
@@ -370,9 +370,9 @@ class Run:
                 for name in list(items):
                     del items[name]
             else:
-                _truncate(group, "n_committed", list(items.values()))
+                truncate_rows(group, "n_committed", list(items.values()))
         for sg in (group["series"].values() if "series" in group else ()):
-            _truncate(sg, "n", [sg["step"], sg["value"]])
+            truncate_rows(sg, "n", [sg["step"], sg["value"]])
         if "checkpoint_new" in group:
             if "checkpoint" not in group and "meta_json" in group["checkpoint_new"].attrs:
                 group.move("checkpoint_new", "checkpoint")  # killed between deleting the old and renaming

@@ -37,8 +37,8 @@ import numpy as np
 from puzzlebatch import __version__
 from puzzlebatch.errors import PuzzleInputError
 from puzzlebatch.results import journal
-from puzzlebatch.results.h5util import _check_name, _encode_seed, _now, _plain, _reason, _sigint_deferred, \
-    _transaction, dumps
+from puzzlebatch.results.h5util import check_name, encode_seed, utc_now, plain, one_line_reason, sigint_deferred, \
+    transaction, dumps
 from puzzlebatch.results.run import STATUSES, Run
 
 __all__ = ["ResultsStore", "Run", "STATUSES", "SCHEMA", "SCHEMA_VERSION", "dumps", "say"]
@@ -95,7 +95,7 @@ class ResultsStore:
         try:
             self._file = self._open_writer() if self.writable else self._open_reader()
         except OSError as exc:
-            raise PuzzleInputError(f"{self.path}: cannot open results file ({_reason(exc)})") from None
+            raise PuzzleInputError(f"{self.path}: cannot open results file ({one_line_reason(exc)})") from None
         try:
             self._init_or_check()
             if self.writable:
@@ -104,10 +104,10 @@ class ResultsStore:
             failed = self._io.failed if self._io is not None else None
             self.close()
             if failed is not None:
-                raise PuzzleInputError(f"{self.path}: cannot write ({_reason(failed)}); the file keeps its last "
+                raise PuzzleInputError(f"{self.path}: cannot write ({one_line_reason(failed)}); the file keeps its last "
                                        "commit") from None
             if isinstance(exc, (OSError, RuntimeError, KeyError)):
-                raise PuzzleInputError(f"{self.path}: damaged results file ({_reason(exc)})") from None
+                raise PuzzleInputError(f"{self.path}: damaged results file ({one_line_reason(exc)})") from None
             raise
 
     def _open_writer(self) -> h5py.File:
@@ -169,14 +169,14 @@ class ResultsStore:
             f.attrs["schema"] = SCHEMA
             f.attrs["schema_version"] = np.int64(SCHEMA_VERSION)
             f.attrs["creator_version"] = __version__
-            f.attrs["created"] = _now()
+            f.attrs["created"] = utc_now()
             f.create_group("runs", track_order=True)  # track_order: run_ids() in creation order
             self._commit()
             return
-        schema = _plain(f.attrs.get("schema"))
+        schema = plain(f.attrs.get("schema"))
         if schema != SCHEMA:
             raise PuzzleInputError(f"{self.path}: not a puzzlebatch results file (schema attribute {schema!r})")
-        version = _plain(f.attrs.get("schema_version"))
+        version = plain(f.attrs.get("schema_version"))
         if not isinstance(version, int) or version > SCHEMA_VERSION:
             raise PuzzleInputError(f"{self.path}: schema_version {version!r} is newer than this puzzlebatch "
                                    f"supports ({SCHEMA_VERSION}); upgrade puzzlebatch")
@@ -195,8 +195,8 @@ class ResultsStore:
             except (OSError, RuntimeError, KeyError, ValueError) as exc:
                 if self._io is not None and self._io.failed is not None:
                     raise
-                self.damaged[run_id] = _reason(exc)
-                say(f"{self.path}: run {run_id} is damaged ({_reason(exc)}); left as it is")
+                self.damaged[run_id] = one_line_reason(exc)
+                say(f"{self.path}: run {run_id} is damaged ({one_line_reason(exc)}); left as it is")
         self._commit()
 
     # -- runs
@@ -204,9 +204,9 @@ class ResultsStore:
     @property
     def attrs(self) -> dict[str, Any]:
         """The file's attributes (schema, schema_version, creator_version, created) as plain values."""
-        return {key: _plain(value) for key, value in self._file.attrs.items()}
+        return {key: plain(value) for key, value in self._file.attrs.items()}
 
-    @_transaction
+    @transaction
     def create_run(self, family: str, algorithm: str, *, backend: str, device: str, seed: int | None,
                    params: dict, run_id: str | None = None, instances: dict[str, Any] | None = None) -> Run:
         """Start a new run with status ``"running"``.
@@ -236,7 +236,7 @@ class ResultsStore:
             while f"{family}-{algorithm}-{n:04d}" in runs:
                 n += 1
             run_id = f"{family}-{algorithm}-{n:04d}"
-        _check_name("run", run_id)
+        check_name("run", run_id)
         if run_id in runs:
             raise ValueError(f"{self.path}: run {run_id!r} already exists")
         params_json = dumps(params)  # fail before creating anything
@@ -247,11 +247,11 @@ class ResultsStore:
         attrs["backend"] = backend
         attrs["device"] = device
         if seed is not None:
-            attrs["seed"] = _encode_seed(seed)
+            attrs["seed"] = encode_seed(seed)
         attrs["params_json"] = params_json
         attrs["status"] = "running"
         attrs["n_committed"] = np.int64(0)
-        attrs["started"] = _now()
+        attrs["started"] = utc_now()
         run = Run(self, group)
         if instances:
             run._write_instances(instances)
@@ -265,7 +265,7 @@ class ResultsStore:
         try:
             return Run(self, runs[run_id])
         except (OSError, RuntimeError, KeyError, ValueError) as exc:
-            raise PuzzleInputError(f"{self.path}: run {run_id} is damaged ({_reason(exc)})") from None
+            raise PuzzleInputError(f"{self.path}: run {run_id} is damaged ({one_line_reason(exc)})") from None
 
     def run_ids(self) -> list[str]:
         """Run ids in creation order."""
@@ -282,11 +282,11 @@ class ResultsStore:
         for run_id in reversed(self.run_ids()):
             run = self.run(run_id)
             attrs = run._group.attrs
-            if family is not None and _plain(attrs.get("family")) != family:
+            if family is not None and plain(attrs.get("family")) != family:
                 continue
-            if algorithm is not None and _plain(attrs.get("algorithm")) != algorithm:
+            if algorithm is not None and plain(attrs.get("algorithm")) != algorithm:
                 continue
-            if statuses is not None and _plain(attrs.get("status")) not in statuses:
+            if statuses is not None and plain(attrs.get("status")) not in statuses:
                 continue
             return run
         return None
@@ -300,7 +300,7 @@ class ResultsStore:
 
     def close(self) -> None:
         """Close the file (idempotent).  A writer's last bytes (HDF5's own bookkeeping) are one more commit."""
-        with _sigint_deferred():
+        with sigint_deferred():
             self._close()
 
     def _close(self) -> None:

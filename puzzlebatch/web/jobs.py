@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from puzzlebatch.web import limits
+from puzzlebatch.web.tasks import Context
 
 ACTIVE = ("queued", "running")
 TERMINAL = ("done", "failed", "cancelled")
@@ -103,7 +104,7 @@ def _worker_main(conn, cancel, warm: tuple[str, ...], results_dir: str) -> None:
         kind, params = msg
         ctx.begin()
         try:
-            conn.send(("done", tasks.run(kind, params, ctx)))
+            conn.send(("done", run_task(kind, params, ctx)))
         except tasks.Cancelled:
             conn.send(("cancelled", None))
         except (PuzzleInputError, BackendUnavailableError) as exc:
@@ -416,3 +417,17 @@ class JobManager:
         done = [j for j in self._jobs.values() if j.status in TERMINAL]
         for j in sorted(done, key=lambda j: j.finished or 0)[:max(0, len(done) - limits.KEPT_JOBS)]:
             del self._jobs[j.id]
+
+
+def run_task(kind: str, params: dict, ctx: Context) -> Any:
+    """Run job ``kind`` in this worker process (a key of :data:`puzzlebatch.web.limits.JOB_SECONDS`)."""
+    from puzzlebatch.web import hextris, polyomino, sliding
+
+    table = {
+        "polyomino.solve": polyomino.solve_task,
+        "polyomino.count": polyomino.count_task,
+        "polyomino.generate": polyomino.generate_task,
+        "sliding.solve": sliding.solve_task,
+        "hextris.replay": hextris.replay_task,
+    }
+    return table[kind](params, ctx)

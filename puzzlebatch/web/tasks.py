@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
 from puzzlebatch.web import limits
 
@@ -100,17 +100,3 @@ _WARMERS: dict[str, Callable[[], None]] = {
     "sliding": _warm_sliding,
     "hextris": lambda: None,  # the replay runs the plain-Python model: nothing to compile
 }
-
-
-def run(kind: str, params: dict, ctx: Context) -> Any:
-    """Run job ``kind`` (a key of :data:`puzzlebatch.web.limits.JOB_SECONDS`)."""
-    from puzzlebatch.web import hextris, polyomino, sliding
-
-    table = {
-        "polyomino.solve": polyomino.solve_task,
-        "polyomino.count": polyomino.count_task,
-        "polyomino.generate": polyomino.generate_task,
-        "sliding.solve": sliding.solve_task,
-        "hextris.replay": hextris.replay_task,
-    }
-    return table[kind](params, ctx)

@@ -8,22 +8,8 @@ import numpy as np
 
 from puzzlebatch import limits as L
 from puzzlebatch.errors import PuzzleInputError
+from puzzlebatch.runners.cubes.args import add_common, assembly_lines, cube_inputs, default_out, layers_text
 
-
-
-def default_out(verb: str) -> Path:
-    from puzzlebatch.outputs import default_result_file
-
-    return default_result_file(f"cubes-{verb}")
-
-
-def _inputs(args):
-    from puzzlebatch.puzzles.cubes.model import check_fits, load_cubes, parse_figure
-
-    cubes = load_cubes(args.cubes)
-    figure = parse_figure(args.figure)
-    check_fits(figure, cubes)
-    return figure, cubes
 
 
 def _settings(args, backend, base=None):
@@ -39,40 +25,13 @@ def _settings(args, backend, base=None):
     return s
 
 
-def layers_text(assembly: list[dict]) -> str:
-    """Cube numbers layer by layer (z = 0 first), y growing downwards; ``.`` for a cell outside the figure."""
-    cells = np.array([a["cell"] for a in assembly])
-    dims = cells.max(axis=0) + 1
-    grid = np.full((dims[2], dims[1], dims[0]), ".", dtype=object)
-    for a in assembly:
-        x, y, z = a["cell"]
-        grid[z, y, x] = str(a["cube"])
-    blocks = []
-    for z in range(dims[2]):
-        rows = [" ".join(f"{v:>2}" for v in grid[z, y]) for y in range(dims[1])]
-        blocks.append([f"z={z}".ljust(len(rows[0]))] + rows)
-    return "\n".join("   ".join(block[i] for block in blocks) for i in range(dims[1] + 1))
-
-
-def assembly_lines(assembly: list[dict]) -> list[str]:
-    from puzzlebatch.puzzles.cubes.model import FACE_NAMES
-
-    head = "cell       cube  rot  faces " + " ".join(f"{n:>3}" for n in FACE_NAMES)
-    lines = [head]
-    for a in assembly:
-        x, y, z = a["cell"]
-        lines.append(f"({x},{y},{z})    {a['cube']:>4}  {a['rotation']:>3}  {'':6}"
-                     + " ".join(f"{v:>3d}" for v in a["faces"]))
-    return lines
-
-
 # -- solve -------------------------------------------------------------------------------------------------------
 def run_solve(args) -> int:
     from puzzlebatch.runners.options import print_json
     from puzzlebatch.runners.cubes import solver as cubes
     from puzzlebatch.runners.engine.backend import select_backend
 
-    figure, cube_set = _inputs(args)
+    figure, cube_set = cube_inputs(args)
     if args.png and Path(args.png).suffix.lower() not in (".png", ".svg"):  # fail before the search
         raise PuzzleInputError(f"--png: cannot draw {args.png!r}: use a .png or .svg file name")
     backend = select_backend(args.backend)
@@ -124,7 +83,7 @@ def run_count(args) -> int:
     from puzzlebatch.runners.engine.backend import select_backend
     from puzzlebatch.runners.engine.count_session import CountSession
 
-    figure, cube_set = _inputs(args)
+    figure, cube_set = cube_inputs(args)
     backend = select_backend(args.backend)
     settings = _settings(args, backend)
     params = {"figure": str(figure), "figure_cells": figure.cells.tolist(), "cubes": cube_set.source,
@@ -162,15 +121,6 @@ def run_count(args) -> int:
     return 0
 
 
-def _common(p) -> None:
-    p.add_argument("--figure", required=True,
-                   help="a box LxWxH (length x width x height, e.g. 3x3x3) or a voxel file of layers ('#' filled)")
-    p.add_argument("--cubes", metavar="FILE",
-                   help="cube set, one cube a line NUMBER;F0,...,F5 (default: the 27 cubes of the document)")
-    p.add_argument("--json", action="store_true", help="print one JSON document")
-    p.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
-
-
 def _search_knobs(p) -> None:
     p.add_argument("--budget", type=L.positive_int, help="DFS nodes per work item per launch")
     p.add_argument("--batch-size", type=L.positive_int, help="work items per launch")
@@ -188,7 +138,7 @@ def register(sub) -> None:
     verbs.required = True
 
     p = verbs.add_parser("solve", help="one assembly of a figure, or a proof that none exists")
-    _common(p)
+    add_common(p)
     _search_knobs(p)
     p.add_argument("--png", "--svg", dest="png", metavar="FILE", help="draw the assembly (.png or .svg)")
     p.add_argument("--out", help="also record the run in this results file (.h5)")
@@ -198,7 +148,7 @@ def register(sub) -> None:
     p.set_defaults(func=run_solve)
 
     p = verbs.add_parser("count", help="count all assemblies and the distinct ones; store in HDF5")
-    _common(p)
+    add_common(p)
     _search_knobs(p)
     p.add_argument("--out", help="results file (default: results/cubes-count-<time>.h5)")
     count_session.add_arguments(p)

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from puzzlebatch.ga.engine import GAConfig, GAProblem, GAResult, GAState, GeneticAlgorithm
+from puzzlebatch.runners.engine.ga import GAConfig, GAProblem, GAResult, GAState, GeneticAlgorithm
 from puzzlebatch.puzzles.cubes import encode, ga_rules
 from puzzlebatch.puzzles.cubes.model import N_ROT, CubeSet, Figure, check_assembly, check_fits
 from puzzlebatch.runners.engine.backend import Backend

@@ -12,7 +12,7 @@ from puzzlebatch.errors import PuzzleInputError
 
 
 def _config(args):
-    from puzzlebatch.ga.engine import GAConfig
+    from puzzlebatch.runners.engine.ga import GAConfig
 
     return GAConfig(population=args.population, generations=args.generations, p_mutation=args.mutation,
                     n_parents=args.parents, selection=args.selection, tournament_size=args.tournament,
@@ -31,14 +31,14 @@ def _ops(args):
 
 def run_ga_cmd(args) -> int:
     from puzzlebatch.runners.options import print_json
-    from puzzlebatch.ga.history import GARecorder, load_state
+    from puzzlebatch.runners.engine.ga_history import GARecorder, load_state
     from puzzlebatch.results.store import ResultsStore
     from puzzlebatch.runners.cubes import ga as cubes_ga
     from puzzlebatch.runners.engine.backend import select_backend
-    from puzzlebatch.runners.cubes.cli import _inputs, assembly_lines, default_out, layers_text
+    from puzzlebatch.runners.cubes.args import assembly_lines, cube_inputs, default_out, layers_text
     from puzzlebatch.runners.engine.progress import bar
 
-    figure, cube_set = _inputs(args)
+    figure, cube_set = cube_inputs(args)
     config, ops = _config(args), _ops(args)
     config.check()
     backend = select_backend(args.backend)
@@ -72,7 +72,7 @@ def run_ga_cmd(args) -> int:
     progress = bar(f"cubes ga {figure}", unit="gen", total=config.generations)
     recorder = GARecorder(run, args.checkpoint_every, progress)
     if state is None and args.seed_layers:
-        from puzzlebatch.ga.engine import GeneticAlgorithm
+        from puzzlebatch.runners.engine.ga import GeneticAlgorithm
 
         if len({int(z) for z in figure.cells[:, 2]}) > 1:
             seeds, seeding = cubes_ga.layer_seeds(figure, cube_set, backend, config, ops, args.seed,
@@ -113,10 +113,10 @@ def run_ga_cmd(args) -> int:
 
 
 def register(verbs) -> None:
-    from puzzlebatch.runners.cubes.cli import _common
+    from puzzlebatch.runners.cubes.args import add_common
 
     p = verbs.add_parser("ga", help="build a figure with the genetic algorithm (the document's method, extended)")
-    _common(p)
+    add_common(p)
     p.add_argument("--seed", type=L.seed, default=0, help="random seed (default 0)")
     p.add_argument("--population", type=L.population, default=256, help="individuals (default 256)")
     p.add_argument("--generations", type=L.positive_int, default=1000, help="generation limit (default 1000)")

@@ -34,6 +34,7 @@ import numpy as np
 
 from puzzlebatch import limits as L
 from puzzlebatch.errors import PuzzleInputError
+from puzzlebatch.runners.engine.search import BatchDFS, Frontier, SearchProblem, SearchSettings, SearchTotals
 
 DEFAULT_ITEM_SECONDS = 20.0  # a chunk's time on a worker before it hands back the rest to be re-split
 ITEMS_PER_WORKER = 1024  # frontier items to expand the root into, per worker
@@ -246,6 +247,18 @@ class DaskPool(Pool):
     def summary(self) -> WorkSummary:
         return WorkSummary(scheduler=str(self.spec), dashboard=self.dashboard)
 
+    # The batch DFS hands its items to a distributed pool through these two (it never imports this module).
+    items_per_worker = ITEMS_PER_WORKER
+
+    def count(self, dfs, frontier, totals, on_batch=None, max_batches: int | None = None, sink=None):
+        """``BatchDFS.count`` on the cluster: see :func:`count_on_pool`."""
+        return count_on_pool(dfs, self, frontier, totals, on_batch, max_batches, item_seconds=self.item_seconds,
+                             summary=self.work, sink=sink)
+
+    def first(self, dfs, frontier, totals):
+        """``BatchDFS.first`` on the cluster: see :func:`first_on_pool`."""
+        return first_on_pool(dfs, self, frontier, totals, item_seconds=self.item_seconds, summary=self.work)
+
     def workers(self) -> list[str]:
         return sorted(self.client.scheduler_info().get("workers", {}))
 
@@ -301,7 +314,6 @@ def _worker_dfs(payload: DFSPayload):
     if payload.key in _WORKER_DFS:
         return _WORKER_DFS[payload.key]
     from puzzlebatch.runners.engine.backend import select_backend
-    from puzzlebatch.runners.engine.search import BatchDFS, Frontier, SearchProblem, SearchSettings
 
     problem = SearchProblem(importlib.import_module(payload.rules), payload.tables, payload.root, payload.goal)
     backend = select_backend(payload.backend)
@@ -313,7 +325,7 @@ def _worker_dfs(payload: DFSPayload):
     return dfs
 
 
-def _worker_name() -> str:
+def worker_name() -> str:
     try:
         from distributed import get_worker
 
@@ -326,7 +338,6 @@ def _worker_name() -> str:
 def count_chunk(payload: DFSPayload, states, depths, los, weights, seconds: float, solutions: bool = False) -> dict:
     """A worker's task: count below a chunk of frontier items for about ``seconds``; hand back the rest (and,
     with ``solutions``, every solution state found with its weight)."""
-    from puzzlebatch.runners.engine.search import Frontier, SearchTotals
 
     from puzzlebatch.jit import Stopwatch
 
@@ -346,7 +357,7 @@ def count_chunk(payload: DFSPayload, states, depths, los, weights, seconds: floa
     sol_weights = np.concatenate([w for _, w in found]) if found else np.zeros(0, np.int64)
     return {"count": totals.count, "nodes": totals.nodes, "items": totals.items, "rest": frontier.arrays(),
             "solution_states": sol_states, "solution_weights": sol_weights,
-            "worker": _worker_name(), "backend": dfs.backend.name, **watch.timings()}
+            "worker": worker_name(), "backend": dfs.backend.name, **watch.timings()}
 
 
 # ----------------------------------------------------------------------------- the client side of a count
@@ -371,7 +382,6 @@ def count_on_pool(dfs, pool: DaskPool, frontier, totals, on_batch=None, max_batc
     """
     from dask.distributed import as_completed
 
-    from puzzlebatch.runners.engine.search import Frontier, SearchTotals
 
     totals = totals or SearchTotals()
     if frontier is None:
@@ -490,7 +500,6 @@ def job_sizes(n: int, pool: Pool, requested: int | None) -> int:
 def first_chunk(payload: DFSPayload, states, depths, los, weights, seconds: float) -> dict:
     """A worker's task: the first solution (DFS order) below a chunk of items, searching for about ``seconds``;
     without one, the work left in order."""
-    from puzzlebatch.runners.engine.search import Frontier, SearchTotals
 
     from puzzlebatch.jit import Stopwatch
 
@@ -505,7 +514,7 @@ def first_chunk(payload: DFSPayload, states, depths, los, weights, seconds: floa
             break
     found = totals.solutions[0] if totals.solutions else None
     return {"solution": found, "nodes": totals.nodes, "items": totals.items,
-            "rest": None if found is not None else frontier.arrays(), "worker": _worker_name(),
+            "rest": None if found is not None else frontier.arrays(), "worker": worker_name(),
             "backend": dfs.backend.name, **watch.timings()}
 
 
@@ -519,7 +528,6 @@ def first_on_pool(dfs, pool: DaskPool, frontier, totals, item_seconds: float = D
     the tasks after it are cancelled."""
     from dask.distributed import as_completed
 
-    from puzzlebatch.runners.engine.search import Frontier, SearchTotals
 
     totals = totals or SearchTotals()
     if frontier is None:

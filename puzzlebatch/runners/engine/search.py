@@ -19,7 +19,7 @@ from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.puzzles.search import BUDGET, DONE, OUT_COUNT, OUT_DEPTH, OUT_NODES, OUT_NSOL, OUT_STATUS, \
     OUT_WIDTH, STOPPED
 from puzzlebatch.runners.engine.backend import Backend
-from puzzlebatch.transfers import CountingDrivers
+from puzzlebatch.runners.engine.twins import twin
 from puzzlebatch.xp import compact
 
 
@@ -105,18 +105,6 @@ def default_settings(backend: Backend) -> SearchSettings:
     return SearchSettings()
 
 
-def _launcher(backend: Backend, rules: ModuleType):
-    """The one place that picks the kernel family for the DFS: the CPU drivers (shared), or a CUDA launcher of
-    this run's own (its tables stay on the device for the run)."""
-    if backend.kind == "cpu":
-        from puzzlebatch.cpu_fallback.search import drivers
-
-        return CountingDrivers(drivers(rules), ("dfs_batch",))
-    from puzzlebatch.gpu_kernels.search import launcher
-
-    return launcher(rules)
-
-
 def batch_summary(xp, out, weights, roots, states, stacks):
     """One counting launch reduced where its arrays are (numpy on the host, CuPy on the GPU).
 
@@ -166,7 +154,7 @@ class BatchDFS:
         self.canonicalize = canonicalize
         self.pool = pool
         self._host = _host(problem.rules)
-        self.kernels = _launcher(backend, problem.rules)
+        self.kernels = twin(backend, "search", problem.rules)
         self.overlapped = 0  # CUDA counts: batches queued while the one before was still running
         self._planners: dict[str, object] = {}
 
@@ -195,9 +183,7 @@ class BatchDFS:
     def frontier_target(self) -> int:
         """How many work items to expand the root into: the settings', or enough for every worker of a cluster."""
         if self.pool is not None and self.pool.distributed:
-            from puzzlebatch.runners.engine.distributed import ITEMS_PER_WORKER
-
-            return max(self.settings.frontier_target, ITEMS_PER_WORKER * self.pool.n_workers)
+            return max(self.settings.frontier_target, self.pool.items_per_worker * self.pool.n_workers)
         return self.settings.frontier_target
 
     def check_frontier(self, frontier: Frontier) -> None:
@@ -287,11 +273,8 @@ class BatchDFS:
         """
         if frontier is not None:
             self.check_frontier(frontier)
-        if self.pool is not None and self.pool.distributed:
-            from puzzlebatch.runners.engine.distributed import count_on_pool
-
-            return count_on_pool(self, self.pool, frontier, totals, on_batch, max_batches,
-                                 item_seconds=self.pool.item_seconds, summary=self.pool.work, sink=sink)
+        if self.pool is not None and self.pool.distributed:  # the pool runs the items (a strategy: no import back)
+            return self.pool.count(self, frontier, totals, on_batch, max_batches, sink=sink)
         t0 = work_clock()
         totals = totals or SearchTotals()
         nodes0, items0 = totals.nodes, totals.items
@@ -383,10 +366,7 @@ class BatchDFS:
         solution and a non-empty returned frontier (the work left, in order).
         """
         if self.pool is not None and self.pool.distributed:
-            from puzzlebatch.runners.engine.distributed import first_on_pool
-
-            return first_on_pool(self, self.pool, frontier, totals, item_seconds=self.pool.item_seconds,
-                                 summary=self.pool.work)
+            return self.pool.first(self, frontier, totals)
         totals = totals or SearchTotals()
         if frontier is None:
             frontier = self.initial_frontier(totals, keep_solutions=1)

@@ -10,25 +10,9 @@ import numpy as np
 from puzzlebatch import limits as L
 from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.errors import PuzzleInputError
+from puzzlebatch.runners.hextris.problems import resolve_problems
 from puzzlebatch.puzzles.hextris.model import (END_NAMES, IN_PROGRESS, Game, Problem, decode, load_json,
-                                               load_phrases, load_problem, official_problem, power_score)
-
-
-def resolve_problems(specs: list[str]) -> list[Problem]:
-    """Problem arguments: a JSON file, a number 0..24 (a shipped qualifier problem) or ``all`` (the 25)."""
-    out = []
-    for spec in specs:
-        if spec == "all":
-            out.extend(official_problem(i) for i in range(25))
-        elif spec.isdigit() and not Path(spec).exists():
-            out.append(official_problem(int(spec)))
-        else:
-            out.append(load_problem(spec))
-    ids = [p.id for p in out]
-    dup = {i for i in ids if ids.count(i) > 1}
-    if dup:
-        raise PuzzleInputError(f"problem id {min(dup)} given twice")
-    return out
+                                               load_phrases, power_score)
 
 
 # -- score ---------------------------------------------------------------------------------------------------------
@@ -158,7 +142,7 @@ def run_play(args) -> int:
     from puzzlebatch.runners.options import print_json
     from puzzlebatch.runners.engine.backend import select_backend
     from puzzlebatch.runners.hextris.playouts import GREEDY_WEIGHTS
-    from puzzlebatch.runners.hextris.play_icfp2015 import GreedyPlayer, _deadline
+    from puzzlebatch.runners.hextris.play_icfp2015 import GreedyPlayer, deadline
     from puzzlebatch.runners.engine.progress import bar
 
     problems = resolve_problems(args.problems)
@@ -191,7 +175,7 @@ def run_play(args) -> int:
             last[0] = time.perf_counter()
 
     try:
-        player.run(_deadline(player.t0, args.time), on_chunk)
+        player.run(deadline(player.t0, args.time), on_chunk)
     except KeyboardInterrupt:
         progress.close()
         if run is not None:

@@ -30,8 +30,8 @@ class PlayTask:
 
     def __call__(self, job: tuple) -> dict:
         from puzzlebatch.runners.engine.backend import select_backend
-        from puzzlebatch.runners.engine.distributed import _worker_name
-        from puzzlebatch.runners.hextris.cli import resolve_problems
+        from puzzlebatch.runners.engine.distributed import worker_name
+        from puzzlebatch.runners.hextris.problems import resolve_problems
         from puzzlebatch.runners.hextris.player import play_problems
 
         spec, seconds = job
@@ -41,7 +41,7 @@ class PlayTask:
         solved = play_problems(problems, backend, seeds=self.seeds, weights=np.asarray(self.weights),
                                beam=self.beam, keep=self.keep, phrases=self.phrases, seconds=seconds, tag=self.tag,
                                weave_phrases=self.weave)
-        return {"solved": solved, "worker": _worker_name(), "backend": backend.name,
+        return {"solved": solved, "worker": worker_name(), "backend": backend.name,
                 "seconds": work_clock() - t0}
 
 
@@ -73,7 +73,7 @@ def play_on_pool(pool, specs: dict[int, str]):
 
 def problem_specs(args_problems: list[str], problems) -> dict[int, str]:
     """How each problem is named on a worker: the qualifier number, or the absolute path of its JSON file."""
-    from puzzlebatch.runners.hextris.cli import resolve_problems
+    from puzzlebatch.runners.hextris.problems import resolve_problems
 
     specs: dict[int, str] = {}
     for spec in args_problems:
@@ -93,7 +93,7 @@ class EvalTask:
     def __call__(self, job: tuple) -> dict:
         from puzzlebatch.puzzles.hextris.model import official_problem
         from puzzlebatch.runners.engine.backend import select_backend
-        from puzzlebatch.runners.engine.distributed import _worker_name
+        from puzzlebatch.runners.engine.distributed import worker_name
         from puzzlebatch.runners.hextris.tune import evaluate
 
         problem_id, seeds, genomes = job
@@ -101,7 +101,7 @@ class EvalTask:
         backend = select_backend(self.backend)
         p = official_problem(problem_id)
         fit = evaluate(np.asarray(genomes), [(p, s) for s in seeds], backend, **dict(self.kwargs))
-        return {"fitness": fit, "worker": _worker_name(), "backend": backend.name,
+        return {"fitness": fit, "worker": worker_name(), "backend": backend.name,
                 "seconds": work_clock() - t0}
 
 

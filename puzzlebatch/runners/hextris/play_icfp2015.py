@@ -172,7 +172,7 @@ class GreedyPlayer:
         self.scores, self.ends = meta["scores"], meta["ends"]
 
 
-def _deadline(t0: float, seconds: float | None) -> float | None:
+def deadline(t0: float, seconds: float | None) -> float | None:
     # a margin for writing the output: stop starting chunks at 85% of the limit
     return None if seconds is None else t0 + max(0.0, 0.85 * seconds - 0.5)
 
@@ -183,7 +183,7 @@ def play_problems(problems: list[Problem], backend: Backend, *, seconds: float |
     """Play every distinct seed of every problem with the greedy policy (in this thread); stop starting new
     chunks when ``seconds`` would be exceeded.  ``megabytes`` bounds the games held at once."""
     player = GreedyPlayer(problems, backend, megabytes=megabytes, weights=weights, tag=tag)
-    player.run(_deadline(player.t0, seconds), on_chunk)
+    player.run(deadline(player.t0, seconds), on_chunk)
     return player.result()
 
 
@@ -215,7 +215,7 @@ class BeamRun:
         greedy = GreedyPlayer(self.problems, self.backend, megabytes=self.megabytes, tag=self.tag)
         with self._lock:
             self.greedy = greedy
-        greedy.run(_deadline(self.t0, self.seconds))
+        greedy.run(deadline(self.t0, self.seconds))
         entries = greedy.result().solutions
         scores = score_solutions({p.id: p for p in self.problems}, entries, phrases, self.backend).scores
         with self._lock:

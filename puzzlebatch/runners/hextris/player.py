@@ -17,7 +17,7 @@ the seed's generator gives, so the search plans with the units that will come):
    a placement is only committed to when its continuations stay among the best.
 
 A game ends when every beam state has ended; its best final state's placements are then spelled as commands by
-:func:`puzzlebatch.puzzles.hextris.phrases.weave` (phrases of power woven into the paths to the same locks),
+:func:`puzzlebatch.runners.hextris.phrases.weave` (phrases of power woven into the paths to the same locks),
 and the woven strings (phrases allowed to run on past a lock into the next unit, and not) and the plain
 shortest-path string are scored by the exact batch scorer (:func:`score_solutions`): the best is kept and a
 solution scoring 0 is never returned.
@@ -330,7 +330,7 @@ def spell(plans: list[GamePlan], backend: Backend, phrases: list[str], *, tag: s
           weave_phrases: bool = True, deadline: float | None = None) -> list[Solved]:
     """Commands for planned games: woven with phrases and plain shortest paths, both scored by the exact scorer;
     the better of each game is kept, and a game whose best solution scores 0 is left out."""
-    from puzzlebatch.puzzles.hextris.phrases import weave
+    from puzzlebatch.runners.hextris.phrases import weave
 
     if not plans:
         return []
@@ -412,7 +412,7 @@ def play_problems(problems: list[Problem], backend: Backend, *, seeds: dict[int,
     """Plan and spell every seed of every problem (``seeds[problem.id]`` overrides the seeds played).
 
     With ``openings`` (and phrases woven), a seed that has an opening spelling the long phrases
-    (:func:`puzzlebatch.puzzles.hextris.phrases.opening`) is planned twice in the same batch, from the start and
+    (:func:`puzzlebatch.runners.hextris.phrases.opening`) is planned twice in the same batch, from the start and
     after the opening; the exact scorer keeps the better.
 
     With ``seconds``, the kernels are compiled first, then each problem gets a share of the time left proportional
@@ -450,7 +450,7 @@ def play_problems(problems: list[Problem], backend: Backend, *, seeds: dict[int,
         cap = None if megabytes is None else games_for_memory(p, backend, megabytes)
         games, prefixes = list(s), [""] * len(s)
         if openings and weave_phrases and phrases:
-            from puzzlebatch.puzzles.hextris.phrases import opening
+            from puzzlebatch.runners.hextris.phrases import opening
 
             tab = problem_tables(p).tolist()
             for seed in s:

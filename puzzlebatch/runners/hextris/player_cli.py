@@ -15,21 +15,7 @@ from puzzlebatch.errors import PuzzleInputError
 from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.puzzles.hextris.model import Problem
 from puzzlebatch.runners.hextris import player as hextris_player
-
-
-def parse_problem_range(text: str) -> list[int]:
-    """``0-24``, ``1,3,5-7`` -> problem numbers (one-line error otherwise)."""
-    out = []
-    try:
-        for part in text.split(","):
-            a, _, b = part.partition("-")
-            out.extend(range(int(a), int(b or a) + 1))
-    except ValueError:
-        raise PuzzleInputError(f"--problems {text!r}: expected numbers and ranges like 0-24 or 1,3,5-7") from None
-    bad = [i for i in out if not 0 <= i <= 24]
-    if bad:
-        raise PuzzleInputError(f"--problems {text!r}: no qualifier problem {bad[0]} (0..24)")
-    return list(dict.fromkeys(out))
+from puzzlebatch.runners.hextris.problems import parse_problem_range
 
 
 def run_tune(args) -> int:

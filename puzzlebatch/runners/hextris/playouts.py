@@ -32,24 +32,11 @@ from puzzlebatch.puzzles.hextris import evaluation, rules
 from puzzlebatch.puzzles.hextris.encode import TableSet, decode_commands, encode_commands
 from puzzlebatch.puzzles.hextris.model import END_NAMES, ERROR_SEED, Problem, Score, power_score
 from puzzlebatch.runners.engine.backend import Backend
+from puzzlebatch.runners.engine.twins import twin
 
 #: the simple greedy player's weights (rules.F_* order: lines, depth, contact, covered, top row):
 #: clear lines when it can, then lock as low as possible, snugly, without covering empty cells.
 GREEDY_WEIGHTS = np.array([10000, 10, 6, -12, 4], dtype=np.int64)
-
-
-def _drivers(backend: Backend):
-    """The CPU drivers (launches counted), or a CUDA launcher of the playouts' own (the tables stay on the
-    device)."""
-    if backend.kind == "cpu":
-        from puzzlebatch.cpu_fallback.hextris import drivers
-        from puzzlebatch.transfers import CountingDrivers
-
-        return CountingDrivers(drivers(), ("init_batch", "commands_batch", "policy_batch", "placements_batch",
-                                           "lockable_batch"))
-    from puzzlebatch.gpu_kernels.hextris import launcher
-
-    return launcher()
 
 
 @dataclass
@@ -126,7 +113,7 @@ class Playouts:
     def __post_init__(self) -> None:
         self.problems = list(self.problems)
         self.tableset = TableSet.build(self.problems)
-        self._d = _drivers(self.backend)
+        self._d = twin(self.backend, "hextris")
 
     @property
     def transfers(self) -> dict:

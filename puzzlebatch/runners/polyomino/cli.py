@@ -11,6 +11,7 @@ from puzzlebatch import limits as L
 from puzzlebatch.jit.clock import command_compile_seconds
 from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.errors import PuzzleInputError
+from puzzlebatch.runners.polyomino.args import mirror
 
 
 
@@ -20,16 +21,12 @@ def default_out(verb: str) -> Path:
     return default_result_file(f"polyomino-{verb}")
 
 
-def _mirror(args):
-    return {"yes": True, "no": False, "default": None}[args.mirror]
-
-
 def load_packing(args):
     """The packing problem named by --board, --pieces, --level and the piece options."""
     from puzzlebatch.puzzles.polyomino import packing as P
     from puzzlebatch.puzzles.polyomino import shapes as S
 
-    pieces = S.load_pieces(args.pieces, unlimited=args.unlimited, mirror=_mirror(args), count=args.copies)
+    pieces = S.load_pieces(args.pieces, unlimited=args.unlimited, mirror=mirror(args), count=args.copies)
     if args.level:
         board = P.parse_board(args.level, "--level")
     else:

@@ -26,6 +26,7 @@ from puzzlebatch.puzzles.polyomino import cutsearch_rules as R
 from puzzlebatch.puzzles.polyomino import shapes as S
 from puzzlebatch.puzzles.search import DONE, OUT_DEPTH, OUT_NODES, OUT_STATUS, OUT_WIDTH, STOPPED
 from puzzlebatch.runners.engine.backend import Backend
+from puzzlebatch.runners.engine.twins import twin
 
 
 @dataclass
@@ -165,16 +166,6 @@ def decode(pb: Problem, state: np.ndarray) -> list[tuple[int, list[tuple[int, in
     return out
 
 
-def _drivers(backend: Backend):
-    if backend.kind == "cpu":
-        from puzzlebatch.cpu_fallback.polyomino_cut import drivers
-
-        return drivers()
-    from puzzlebatch.gpu_kernels.search import drivers
-
-    return drivers(R)
-
-
 @dataclass
 class CutSearch:
     solved: bool
@@ -229,7 +220,7 @@ def solve(mask: np.ndarray, classes: Sequence[S.Piece], backend: Backend, seed: 
     w0 = work_clock()  # reported seconds leave compiling out
     pb = build(mask, classes, rotate=rotate, endgame=endgame, window=window, weights=weights,
                classcheck=classcheck)
-    d = _drivers(backend)
+    d = twin(backend, "search", R, inline=False)  # rules called from many places: not inlined on the CPU
     if portfolio is None:  # CPU: one item per core; a GPU wants many threads (untested on a real device)
         portfolio = 2 if backend.kind == "cpu" else 64
     t = pb.tables

@@ -18,9 +18,9 @@ def wants_cut(args) -> bool:
     try:
         from puzzlebatch.puzzles.polyomino import packing as P
         from puzzlebatch.runners.polyomino import cutsolve as CS
-        from puzzlebatch.runners.polyomino.large_cli import _pieces
+        from puzzlebatch.runners.polyomino.args import pieces as _load_pieces
 
-        pieces = _pieces(args)
+        pieces = _load_pieces(args)
         if len(pieces) < CUT_AUTO_PIECES:
             return False
         return CS.is_cut_puzzle(P.parse_board(args.board), pieces)
@@ -33,7 +33,7 @@ def run_solve_cut(args) -> int:
     from puzzlebatch.puzzles.polyomino import packing as P
     from puzzlebatch.runners.polyomino import cutsolve as CS
     from puzzlebatch.runners.engine.backend import select_backend
-    from puzzlebatch.runners.polyomino.large_cli import pieces_once_on_a_board
+    from puzzlebatch.runners.polyomino.args import pieces_once_on_a_board
 
     board, pieces = pieces_once_on_a_board(args, "cut")
     if not CS.is_cut_puzzle(board, pieces):

@@ -25,20 +25,9 @@ from puzzlebatch.errors import PuzzleInputError
 from puzzlebatch.puzzles.polyomino import shapes as S
 from puzzlebatch.puzzles.polyomino import strip as ST
 from puzzlebatch.runners.engine.backend import Backend
-from puzzlebatch.transfers import CountingDrivers, transfers_of, zero
+from puzzlebatch.runners.engine.twins import twin
+from puzzlebatch.transfers import transfers_of, zero
 from puzzlebatch.xp import namespace_for, to_host
-
-
-def _strip_drivers(backend: Backend):
-    """The CPU drivers (launches counted), or a CUDA launcher of the count's own (the graph stays on the
-    device)."""
-    if backend.kind == "cpu":
-        from puzzlebatch.cpu_fallback.polyomino_strip import drivers
-
-        return CountingDrivers(drivers(), ("run_steps",))
-    from puzzlebatch.gpu_kernels.polyomino_strip import launcher
-
-    return launcher()
 
 
 def _float_drivers():
@@ -125,7 +114,7 @@ def count_strip(pieces: Sequence[S.Piece], w: int, h: int, backend: Backend, met
     primes = np.array(ST.primes_below(ST.MODULUS_LIMIT, k), np.int64)
     f = g.flat()
     width = int(f["n_sources"].max())
-    d = _strip_drivers(backend)
+    d = twin(backend, "strip")  # the graph stays on the device for the count
     xp = namespace_for(backend)  # on a GPU with CuPy the count vectors stay on the device between chunks
     a = xp.zeros((k, width), np.int64)
     b = xp.zeros((k, width), np.int64)

@@ -17,26 +17,9 @@ from puzzlebatch import limits
 from puzzlebatch.jit.clock import command_compile_seconds
 from puzzlebatch.errors import PuzzleInputError
 
+from puzzlebatch.runners.polyomino.args import pieces as piece_set, pieces_once_on_a_board, rect
+
 BAND_AUTO_CELLS = 2500  # solve --unlimited on a plain rectangle of more cells than this goes band by band
-_RECT = re.compile(r"^\s*(\d+)x(\d+)\s*$")
-
-
-def _rect(spec: str | None, where: str = "--board") -> tuple[int, int] | None:
-    m = _RECT.match((spec or "").lower())
-    if not m:
-        return None
-    w, h = int(m.group(1)), int(m.group(2))
-    if w < 1 or h < 1:
-        raise PuzzleInputError(f"{where}: board {spec} must have sides >= 1")
-    limits.CELLS.check(w * h, f"{where} {spec}")
-    return w, h
-
-
-def _pieces(args):
-    from puzzlebatch.puzzles.polyomino import shapes as S
-    from puzzlebatch.runners.polyomino.cli import _mirror
-
-    return S.load_pieces(args.pieces, unlimited=args.unlimited, mirror=_mirror(args), count=args.copies)
 
 
 # -- count --method transfer --------------------------------------------------------------------------------------
@@ -50,10 +33,10 @@ def run_count_transfer(args) -> int:
         raise PuzzleInputError("--method transfer: counts a plain WxH rectangle (no --level, --all or --resume)")
     if not args.unlimited:
         raise PuzzleInputError("--method transfer: needs --unlimited (any number of copies of every piece)")
-    wh = _rect(args.board)
+    wh = rect(args.board)
     if wh is None:
         raise PuzzleInputError(f"--board: --method transfer takes a WxH rectangle, not {args.board!r}")
-    pieces = _pieces(args)
+    pieces = piece_set(args)
     backend = select_backend(args.backend)
     exact = args.exact
     if exact == "auto":  # measured: on a CPU the big-int steps beat the prime lanes (numba compile included)
@@ -87,13 +70,13 @@ def run_solve_band(args) -> int:
     from puzzlebatch.runners.polyomino import large as L
     from puzzlebatch.runners.engine.progress import bar
 
-    wh = _rect(args.board)
+    wh = rect(args.board)
     if wh is None or args.level:
         raise PuzzleInputError(f"--board: --method band takes a WxH rectangle, not {args.level or args.board!r}")
     if not args.unlimited:
         raise PuzzleInputError("--method band: needs --unlimited (any number of copies of every piece)")
     w, h = wh
-    pieces = _pieces(args)
+    pieces = piece_set(args)
     heights = [int(v) for v in args.band_heights.split(",")] if args.band_heights else None
     progress = bar(f"polyomino solve {args.board} (bands)", unit="band")
     res = L.solve_bands(pieces, w, h, seed=args.seed, heights=heights,
@@ -133,18 +116,6 @@ def run_solve_band(args) -> int:
         print(f"no band split found for {w}x{h} (bands of heights {heights or '1..8'}); this does not prove "
               "that no tiling exists")
     return 0
-
-
-def pieces_once_on_a_board(args, method: str):
-    """The flat board and the pieces of a `--method classes|cut` puzzle (each piece once), or a one-line error."""
-    from puzzlebatch.puzzles.polyomino import packing as P
-
-    if args.level or args.unlimited or args.copies:
-        raise PuzzleInputError(f"--method {method}: each piece once on a board (no --level, --unlimited, --copies)")
-    board = P.parse_board(args.board)
-    if board.dim != 2:
-        raise PuzzleInputError(f"--method {method}: flat boards only")
-    return board, _pieces(args)
 
 
 # -- solve --method classes ----------------------------------------------------------------------------------------
@@ -258,7 +229,7 @@ def extend(verbs) -> None:
     base_solve = solve.get_default("func")
 
     def solve_dispatch(a):
-        wh = _rect(a.board) if not a.level else None
+        wh = rect(a.board) if not a.level else None
         band = a.method == "band" or (a.method == "auto" and a.unlimited and wh is not None
                                       and wh[0] * wh[1] > BAND_AUTO_CELLS)
         from puzzlebatch.runners.polyomino import cutsolve_cli as CC

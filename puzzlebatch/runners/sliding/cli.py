@@ -334,7 +334,7 @@ class SolveTask:
         from puzzlebatch.runners.sliding import solver as sliding
         from puzzlebatch.runners.sliding import pdb as sliding_pdb
         from puzzlebatch.runners.engine.backend import select_backend
-        from puzzlebatch.runners.engine.distributed import _worker_name
+        from puzzlebatch.runners.engine.distributed import worker_name
 
         t0 = work_clock()
         backend = select_backend(self.backend)
@@ -353,7 +353,7 @@ class SolveTask:
         rs = sliding.solve_batch(boards, self.goal, self.heuristic, backend, pdbs=pdbs, max_len=self.max_len,
                                  kernels=kernels)
         delta = {k: v - before[k] for k, v in transfers_of(kernels).items()}
-        return {"results": rs, "worker": _worker_name(), "backend": backend.name,
+        return {"results": rs, "worker": worker_name(), "backend": backend.name,
                 "seconds": work_clock() - t0, "transfers": delta}
 
 
@@ -453,14 +453,14 @@ class PdbTask:
     def __call__(self, pattern: tuple) -> dict:
         from puzzlebatch.runners.sliding import pdb as sliding_pdb
         from puzzlebatch.runners.engine.backend import select_backend
-        from puzzlebatch.runners.engine.distributed import _worker_name
+        from puzzlebatch.runners.engine.distributed import worker_name
 
         t0 = work_clock()
         backend = select_backend(self.backend)
         res = sliding_pdb.build_pattern(self.rows, self.cols, pattern, backend, Path(self.folder),
                                         partition_name=self.partition, checkpoint_every=self.checkpoint_every,
                                         max_layers=self.max_layers)
-        return {"file": str(res), "worker": _worker_name(), "backend": backend.name,
+        return {"file": str(res), "worker": worker_name(), "backend": backend.name,
                 "seconds": work_clock() - t0}
 
 

@@ -16,7 +16,8 @@ from puzzlebatch.puzzles.sliding import rules
 from puzzlebatch.puzzles.sliding.model import DIRECTIONS, Board, direction_from_blank_first, goal_board, replay, \
     solvability, to_blank_first
 from puzzlebatch.runners.engine.backend import Backend
-from puzzlebatch.transfers import CountingDrivers, transfers_of
+from puzzlebatch.runners.engine.twins import twin
+from puzzlebatch.transfers import transfers_of
 from puzzlebatch.xp import mark_new_nibbles, namespace_for, to_host
 
 HEURISTICS = {"manhattan": rules.H_MANHATTAN, "linear-conflict": rules.H_LINEAR_CONFLICT, "pdb": rules.H_PDB}
@@ -25,14 +26,8 @@ UNSEEN = 0xF  # 4-bit entry of a state not reached yet; reached states hold dept
 
 
 def drivers(backend: Backend):
-    """The CPU drivers (shared), or a CUDA launcher of this run's own (its tables stay on the device)."""
-    if backend.kind == "cpu":
-        from puzzlebatch.cpu_fallback.sliding import drivers as d
-
-        return CountingDrivers(d(), ("bfs_expand_batch", "pdb_expand_batch", "ida_batch"))
-    from puzzlebatch.gpu_kernels.sliding import launcher
-
-    return launcher()
+    """The sliding-puzzle twin for ``backend`` (:func:`~puzzlebatch.runners.engine.twins.twin`)."""
+    return twin(backend, "sliding")
 
 
 

@@ -24,7 +24,7 @@ import numpy as np
 
 from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.runners.engine.backend import Backend
-from puzzlebatch.transfers import CountingDrivers
+from puzzlebatch.runners.engine.twins import twin
 from puzzlebatch.xp import namespace_for, replace_by_carrier, replace_plus, roulette_cumsum, to_host
 
 
@@ -117,18 +117,6 @@ def seed_states(seed: int, n: int) -> np.ndarray:
     return s
 
 
-def _drivers(backend: Backend, rules: ModuleType):
-    """The one place that picks the GA kernel family: the CPU drivers (launches counted), or a CUDA launcher of
-    the run's own (tables on the device for the run)."""
-    if backend.kind == "cpu":
-        from puzzlebatch.cpu_fallback.ga import drivers
-
-        return CountingDrivers(drivers(rules), ("breed_batch", "fitness_batch"))
-    from puzzlebatch.gpu_kernels.ga import launcher
-
-    return launcher(rules)
-
-
 class GeneticAlgorithm:
     """Run a :class:`GAProblem` on one backend.
 
@@ -143,7 +131,7 @@ class GeneticAlgorithm:
     def __init__(self, problem: GAProblem, backend: Backend, config: GAConfig, seed: int = 0):
         config.check()
         self.problem, self.backend, self.config, self.seed = problem, backend, config, seed
-        self._d = _drivers(backend, problem.rules)
+        self._d = twin(backend, "ga", problem.rules)
         self.xp = namespace_for(backend)  # where the population lives between generations
 
     @property

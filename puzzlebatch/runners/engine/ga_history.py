@@ -12,7 +12,7 @@ import time
 
 import numpy as np
 
-from puzzlebatch.ga.engine import GAState
+from puzzlebatch.runners.engine.ga import GAState
 from puzzlebatch.xp import to_host
 
 

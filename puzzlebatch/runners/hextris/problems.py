@@ -1,0 +1,40 @@
+"""Which qualifier problems a hex Tetris command is about: ``--problems`` arguments and ranges."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from puzzlebatch.errors import PuzzleInputError
+from puzzlebatch.puzzles.hextris.model import Problem, load_problem, official_problem
+
+
+def resolve_problems(specs: list[str]) -> list[Problem]:
+    """Problem arguments: a JSON file, a number 0..24 (a shipped qualifier problem) or ``all`` (the 25)."""
+    out = []
+    for spec in specs:
+        if spec == "all":
+            out.extend(official_problem(i) for i in range(25))
+        elif spec.isdigit() and not Path(spec).exists():
+            out.append(official_problem(int(spec)))
+        else:
+            out.append(load_problem(spec))
+    ids = [p.id for p in out]
+    dup = {i for i in ids if ids.count(i) > 1}
+    if dup:
+        raise PuzzleInputError(f"problem id {min(dup)} given twice")
+    return out
+
+
+def parse_problem_range(text: str) -> list[int]:
+    """``0-24``, ``1,3,5-7`` -> problem numbers (one-line error otherwise)."""
+    out = []
+    try:
+        for part in text.split(","):
+            a, _, b = part.partition("-")
+            out.extend(range(int(a), int(b or a) + 1))
+    except ValueError:
+        raise PuzzleInputError(f"--problems {text!r}: expected numbers and ranges like 0-24 or 1,3,5-7") from None
+    bad = [i for i in out if not 0 <= i <= 24]
+    if bad:
+        raise PuzzleInputError(f"--problems {text!r}: no qualifier problem {bad[0]} (0..24)")
+    return list(dict.fromkeys(out))
