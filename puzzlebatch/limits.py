@@ -210,3 +210,5 @@ def limited(limit: Limit):
 
 
 population = limited(POPULATION)
+
+DEFAULT_ITEM_SECONDS = 20.0  # a chunk's time on a worker before it hands back the rest to be re-split

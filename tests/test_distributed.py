@@ -362,13 +362,10 @@ def test_cluster_frontier_stores_the_rows_of_one_process(monkeypatch):
     source chain's 48 embeddings, not 1 row of weight 48)."""
     from types import SimpleNamespace
 
-    from puzzlebatch.runners.engine import distributed
-
     settings = SearchSettings(frontier_target=4)
     count, rows = _source_rows(settings)
     assert count == 48 and len(rows) == 6 and {w for _, w in rows} == {8}
-    monkeypatch.setattr(distributed, "ITEMS_PER_WORKER", 64)
-    fake_cluster = SimpleNamespace(distributed=True, n_workers=2)
+    fake_cluster = SimpleNamespace(distributed=True, n_workers=2, items_per_worker=64)
     assert _source_rows(settings, fake_cluster) == (count, rows)
 
 

@@ -463,6 +463,8 @@ def _sliding_boards(job: Job, gen: dict) -> Generated:
     """Random solvable boards of ``size`` (e.g. "3x3"), seeds ``seed ..``."""
     import numpy as np
 
+    from puzzlebatch.puzzles.sliding.model import Board, goal_board, solvability
+
     count, seed, size = _count(gen), _seed(gen), _take(gen, "size", "3x3", str)
     _no_more(gen)
     r, _, c = size.partition("x")
@@ -470,6 +472,7 @@ def _sliding_boards(job: Job, gen: dict) -> Generated:
         raise ValueError(f"size {size!r}: expected RxC with R, C >= 2")
     rows, cols = int(r), int(c)
     CELLS.check(rows * cols, f"size {size}")
+    goal = goal_board(rows, cols)  # 1..n-1 then the blank
 
     def make(n: int) -> list[dict]:
         out = []
@@ -477,22 +480,12 @@ def _sliding_boards(job: Job, gen: dict) -> Generated:
             rng = np.random.default_rng(seed + k)
             while True:
                 tiles = rng.permutation(rows * cols)
-                if _solvable(tiles, rows, cols):
+                if solvability(Board(rows, cols, tuple(tiles.tolist())), goal)[0]:
                     break
             out.append({"tiles": " ".join(map(str, tiles.tolist())), "size": size})
         return out
 
     return count, make
-
-
-def _solvable(tiles, rows: int, cols: int) -> bool:
-    """Whether a board reaches the goal 1..n-1 then the blank (the usual parity argument)."""
-    seq = [t for t in tiles.tolist() if t != 0]
-    inversions = sum(1 for i in range(len(seq)) for j in range(i + 1, len(seq)) if seq[i] > seq[j])
-    if cols % 2:
-        return inversions % 2 == 0
-    blank_row_from_bottom = rows - int(list(tiles).index(0)) // cols
-    return (inversions + blank_row_from_bottom) % 2 == 1
 
 
 def _no_more(gen: dict) -> None:
@@ -536,14 +529,12 @@ def _open_ledger(job: Job, resume: bool):
     store = ResultsStore(path, "a")
     params = {"job": job.name, "argvs": job.argvs}
     if resume:
-        for run_id in reversed(store.run_ids()):
-            run = store.run(run_id)
-            a = run.attrs
-            if a.get("family") == "job" and a.get("params") == params and a.get("status") != "done":
-                done = {int(i) for i in run.items().get("instance", [])}
-                stopped = int((a.get("result") or {}).get("interrupted_at", -1))
-                store.close()
-                return path, run_id, done, stopped
+        run = store.latest_run("job", unfinished=True, where=lambda a: a.get("params") == params)
+        if run is not None:
+            done = {int(i) for i in run.items().get("instance", [])}
+            stopped = int((run.attrs.get("result") or {}).get("interrupted_at", -1))
+            store.close()
+            return path, run.id, done, stopped
         store.close()
         raise JobError(f"--resume: {path} has no unfinished run of job {job.name} with these instances")
     run = store.create_run("job", job.name, backend=job.common.get("backend", "auto"),

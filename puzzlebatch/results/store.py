@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any
 
@@ -273,20 +273,34 @@ class ResultsStore:
         return [] if runs is None else list(runs)
 
     def latest_run(self, family: str | None = None, algorithm: str | None = None,
-                   status: str | Collection[str] | None = None) -> Run | None:
+                   status: str | Collection[str] | None = None, *, unfinished: bool = False,
+                   where: Callable[[dict], bool] | None = None,
+                   on_damaged: Callable[[str], None] | None = None) -> Run | None:
         """The most recently created run matching every given filter, or None.
 
-        ``status`` may be one status or a collection of them (e.g. ``("running", "interrupted")``).
+        ``status`` may be one status or a collection of them (e.g. ``("running", "interrupted")``);
+        ``unfinished`` keeps the runs not ``done`` (what ``--resume`` continues); ``where(attrs)`` is any further
+        test on the run's attributes (``attrs["params"]``, ``attrs["seed"]``...).  A run that cannot be read
+        raises, unless ``on_damaged`` is given: then it gets the one-line reason and the run is skipped.
         """
         statuses = {status} if isinstance(status, str) else None if status is None else set(status)
         for run_id in reversed(self.run_ids()):
-            run = self.run(run_id)
-            attrs = run._group.attrs
+            try:
+                run = self.run(run_id)
+                attrs = run.attrs if where is not None else run._group.attrs
+            except PuzzleInputError as exc:
+                if on_damaged is None:
+                    raise
+                on_damaged(str(exc))
+                continue
             if family is not None and plain(attrs.get("family")) != family:
                 continue
             if algorithm is not None and plain(attrs.get("algorithm")) != algorithm:
                 continue
-            if statuses is not None and plain(attrs.get("status")) not in statuses:
+            state = plain(attrs.get("status"))
+            if statuses is not None and state not in statuses or unfinished and state == "done":
+                continue
+            if where is not None and not where(attrs):
                 continue
             return run
         return None

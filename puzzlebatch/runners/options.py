@@ -8,6 +8,9 @@ from __future__ import annotations
 import json
 import sys
 
+from puzzlebatch import limits as L
+from puzzlebatch.limits import DEFAULT_ITEM_SECONDS
+
 
 def print_json(doc) -> None:
     """Print the command's JSON document.  Every object carries ``seconds`` (the work, compiling excluded; the
@@ -39,3 +42,35 @@ def _json_default(obj):
     if isinstance(obj, np.ndarray):
         return obj.tolist()
     raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
+
+
+# -- options shared by the batch verbs ------------------------------------------------------------------------------
+
+def add_scheduler_arguments(p) -> None:
+    """``--scheduler`` and ``--item-seconds`` for a batch command."""
+    p.add_argument("--scheduler", metavar="ADDRESS|local:N|FILE.json",
+                   help="run the work items on a Dask cluster: local:N starts N worker processes here; "
+                        "tcp://host:8786 or a scheduler file joins a running one (default: this process, all "
+                        "cores; needs the `dist` extra)")
+    p.add_argument("--item-seconds", type=L.positive_seconds, default=DEFAULT_ITEM_SECONDS, metavar="S",
+                   help=f"with --scheduler: a work item's time on a worker before the rest is re-split "
+                        f"(default {DEFAULT_ITEM_SECONDS:g})")
+
+
+def add_count_arguments(p, what: str = "count") -> None:
+    """``--resume``, ``--checkpoint-every``, ``--max-batches``, ``--scheduler`` and ``--item-seconds`` for a
+    resumable command."""
+    p.add_argument("--resume", action="store_true", help=f"continue the unfinished {what} in --out")
+    p.add_argument("--checkpoint-every", type=L.non_negative_seconds, default=30.0, metavar="SECONDS",
+                   help="save the work left this often (default 30)")
+    p.add_argument("--max-batches", type=L.positive_int, help="stop after this many launches (resume later)")
+    add_scheduler_arguments(p)
+
+
+def count_options(args):
+    """The :class:`~puzzlebatch.runners.engine.count_session.CountOptions` of a count's flags."""
+    from puzzlebatch.runners.engine.count_session import CountOptions
+
+    return CountOptions(out=args.out, resume=bool(args.resume), checkpoint_every=args.checkpoint_every,
+                        scheduler=getattr(args, "scheduler", None), backend_request=getattr(args, "backend", "auto"),
+                        item_seconds=getattr(args, "item_seconds", 20.0))

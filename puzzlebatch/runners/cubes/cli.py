@@ -82,6 +82,7 @@ def run_count(args) -> int:
     from puzzlebatch.runners.cubes import solver as cubes
     from puzzlebatch.runners.engine.backend import select_backend
     from puzzlebatch.runners.engine.count_session import CountSession
+    from puzzlebatch.runners.options import count_options
 
     figure, cube_set = cube_inputs(args)
     backend = select_backend(args.backend)
@@ -93,7 +94,7 @@ def run_count(args) -> int:
     def same_problem(p: dict) -> bool:
         return all(p.get(k) == params[k] for k in ("figure_cells", "cubes_text", "order"))
 
-    session = CountSession(args, "cubes", "count", params, backend, default_out("count"), same_problem,
+    session = CountSession(count_options(args), "cubes", "count", params, backend, default_out("count"), same_problem,
                            label=f"cubes count {figure}", describe=f"figure {figure} with these cubes",
                            series="assemblies", instances={"cells": figure.cells,
                                                            "cube_numbers": np.array(cube_set.numbers),
@@ -131,7 +132,7 @@ def _search_knobs(p) -> None:
 
 
 def register(sub) -> None:
-    from puzzlebatch.runners.engine import count_session
+    from puzzlebatch.runners.options import add_count_arguments
 
     cubes = sub.add_parser("cubes", help="connector cubes: build figures from cubes with male/female connectors")
     verbs = cubes.add_subparsers(dest="verb", metavar="VERB", parser_class=type(cubes))
@@ -142,7 +143,7 @@ def register(sub) -> None:
     _search_knobs(p)
     p.add_argument("--png", "--svg", dest="png", metavar="FILE", help="draw the assembly (.png or .svg)")
     p.add_argument("--out", help="also record the run in this results file (.h5)")
-    from puzzlebatch.runners.engine.distributed import add_arguments as add_scheduler
+    from puzzlebatch.runners.options import add_scheduler_arguments as add_scheduler
 
     add_scheduler(p)  # the first assembly in DFS order, searched by the cluster
     p.set_defaults(func=run_solve)
@@ -151,7 +152,7 @@ def register(sub) -> None:
     add_common(p)
     _search_knobs(p)
     p.add_argument("--out", help="results file (default: results/cubes-count-<time>.h5)")
-    count_session.add_arguments(p)
+    add_count_arguments(p)
     p.set_defaults(func=run_count)
 
     from puzzlebatch.runners.cubes import ga_cli as cubes_ga_cli  # the GA verb lives in its own module

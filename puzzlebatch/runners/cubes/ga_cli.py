@@ -51,16 +51,12 @@ def run_ga_cmd(args) -> int:
     store = ResultsStore(out, "a")
     run, state, seeding = None, None, None
     if args.resume:
-        for run_id in reversed(store.run_ids()):
-            r = store.run(run_id)
-            a = r.attrs
-            if a.get("family") == "cubes" and a.get("algorithm") == "ga" and a.get("status") != "done" \
-                    and a.get("seed") == args.seed \
-                    and all(a["params"].get(k) == params[k]
-                            for k in ("figure_cells", "cubes_text", "config", "operators", "seed_layers")):
-                run, state = r, load_state(r)
-                seeding = (a.get("result") or {}).get("seeding")
-                break
+        run = store.latest_run("cubes", "ga", unfinished=True, where=lambda a: a.get("seed") == args.seed and all(
+            a["params"].get(k) == params[k] for k in ("figure_cells", "cubes_text", "config", "operators",
+                                                      "seed_layers")))
+        if run is not None:
+            state = load_state(run)
+            seeding = (run.attrs.get("result") or {}).get("seeding")
         if run is None:
             store.close()
             raise PuzzleInputError(f"--resume: {out} has no unfinished GA run of figure {figure} with seed "

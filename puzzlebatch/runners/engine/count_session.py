@@ -10,24 +10,25 @@ from __future__ import annotations
 
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from puzzlebatch import limits as L
 from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.errors import PuzzleInputError
 
 
-def add_arguments(p, what: str = "count") -> None:
-    """``--resume``, ``--checkpoint-every``, ``--max-batches``, ``--scheduler`` and ``--item-seconds`` for a
-    resumable command."""
-    from puzzlebatch.runners.engine.distributed import add_arguments as add_scheduler
+@dataclass(frozen=True)
+class CountOptions:
+    """How a count is stored and where it runs: plain values (the command line builds them from its flags:
+    :func:`puzzlebatch.runners.options.count_options`)."""
 
-    p.add_argument("--resume", action="store_true", help=f"continue the unfinished {what} in --out")
-    p.add_argument("--checkpoint-every", type=L.non_negative_seconds, default=30.0, metavar="SECONDS",
-                   help="save the work left this often (default 30)")
-    p.add_argument("--max-batches", type=L.positive_int, help="stop after this many launches (resume later)")
-    add_scheduler(p)
+    out: Path | None = None  # the results file (None: the verb's default)
+    resume: bool = False  # continue the unfinished run of the same problem in ``out``
+    checkpoint_every: float = 30.0  # seconds between checkpoints
+    scheduler: str | None = None  # a Dask cluster (see :func:`~puzzlebatch.runners.engine.distributed.open_pool`)
+    backend_request: str = "auto"  # what each cluster worker selects
+    item_seconds: float = 20.0  # a work item's time on a cluster worker
 
 
 class CountSession:
@@ -35,8 +36,9 @@ class CountSession:
 
     Parameters
     ----------
-    args
-        The command's arguments (``out``, ``resume``, ``checkpoint_every``).
+    options
+        Where the run is stored, whether it resumes, how often it checkpoints, where it runs
+        (:class:`CountOptions`).
     family, verb
         The run's family and algorithm attributes.
     params
@@ -55,25 +57,24 @@ class CountSession:
         The input arrays stored with a new run (in the same transaction as the run).
     """
 
-    def __init__(self, args, family: str, verb: str, params: dict, backend, default_out: Path,
+    def __init__(self, options: CountOptions, family: str, verb: str, params: dict, backend, default_out: Path,
                  same_problem: Callable[[dict], bool], label: str, describe: str, series: str | None = None,
                  instances: dict | None = None):
         from puzzlebatch.results.store import ResultsStore
         from puzzlebatch.runners.engine.distributed import open_pool
 
-        self.args = args
-        self.out = Path(args.out) if args.out else default_out
-        if args.resume and not self.out.exists():
+        self.options = options
+        self.out = Path(options.out) if options.out else default_out
+        if options.resume and not self.out.exists():
             raise PuzzleInputError(f"--resume: {self.out} does not exist; give the --out file of the interrupted run")
         self.store = ResultsStore(self.out, "a")
         try:
-            self.pool = open_pool(getattr(args, "scheduler", None), getattr(args, "backend", "auto"),
-                                  getattr(args, "item_seconds", 20.0))
+            self.pool = open_pool(options.scheduler, options.backend_request, options.item_seconds)
         except BaseException:
             self.store.close()
             raise
         try:
-            self._open_run(args, family, verb, params, backend, same_problem, describe, instances)
+            self._open_run(options.resume, family, verb, params, backend, same_problem, describe, instances)
         except BaseException:
             self.store.close()
             self.pool.close()
@@ -85,29 +86,21 @@ class CountSession:
         self._bar = None
         self._latest = None  # (frontier, totals) after the last batch: what Ctrl-C saves
 
-    def _open_run(self, args, family, verb, params, backend, same_problem, describe, instances) -> None:
+    def _open_run(self, resume: bool, family, verb, params, backend, same_problem, describe, instances) -> None:
         """Find the run to resume (and restore its checkpoint), or create the run."""
         from puzzlebatch.runners.engine.search import Frontier, SearchTotals
 
         self.run = None
         self.frontier = self.totals = None
         self.elapsed = 0.0
-        if not args.resume:
+        if not resume:
             self.run = self.store.create_run(family, verb, backend=backend.name, device=backend.device, seed=None,
                                              params=params, instances=instances)
             return
-        damaged = None
-        for run_id in reversed(self.store.run_ids()):
-            try:
-                run = self.store.run(run_id)
-                a = run.attrs
-            except PuzzleInputError as exc:  # a damaged run is not resumed, nor does it stop the search
-                damaged = damaged or str(exc)
-                continue
-            if a.get("family") == family and a.get("algorithm") == verb and a.get("status") != "done" \
-                    and same_problem(a["params"]):
-                self.run = run
-                break
+        damaged = []  # a damaged run is not resumed, nor does it stop the search
+        self.run = self.store.latest_run(family, verb, unfinished=True, where=lambda a: same_problem(a["params"]),
+                                         on_damaged=damaged.append)
+        damaged = damaged[0] if damaged else None
         if self.run is None:
             raise PuzzleInputError(f"--resume: {self.out} has no unfinished {verb} of {describe}"
                                    + (f" ({damaged})" if damaged else ""))
@@ -134,7 +127,7 @@ class CountSession:
 
     @property
     def resumed(self) -> bool:
-        return bool(self.args.resume)
+        return bool(self.options.resume)
 
     def seconds(self) -> float:
         return self.elapsed + work_clock() - self._t0
@@ -160,7 +153,7 @@ class CountSession:
         if self.series:
             self.run.append_series(self.series, tot.batches, tot.count)
         now = time.perf_counter()
-        if now - self._last >= self.args.checkpoint_every:
+        if now - self._last >= self.options.checkpoint_every:
             self.run.save_checkpoint(front.arrays(), self._latest[1], series=points)
             self._last = now
 

@@ -33,10 +33,10 @@ from typing import Callable, Iterable, Iterator
 import numpy as np
 
 from puzzlebatch import limits as L
+from puzzlebatch.limits import DEFAULT_ITEM_SECONDS
 from puzzlebatch.errors import PuzzleInputError
 from puzzlebatch.runners.engine.search import BatchDFS, Frontier, SearchProblem, SearchSettings, SearchTotals
 
-DEFAULT_ITEM_SECONDS = 20.0  # a chunk's time on a worker before it hands back the rest to be re-split
 ITEMS_PER_WORKER = 1024  # frontier items to expand the root into, per worker
 CHUNKS_PER_WORKER = 8  # chunks in the first wave, per worker: small enough to balance, big enough to amortise
 MAX_RESUBMITS = 3  # a chunk whose task failed this many times is an error, not a retry
@@ -103,17 +103,6 @@ def _address(address: str, given: str) -> SchedulerSpec:
         raise PuzzleInputError(f"--scheduler {given}: expected a Dask address such as tcp://host:8786 (host and "
                                "port number)")
     return SchedulerSpec("address", address=address)
-
-
-def add_arguments(p) -> None:
-    """``--scheduler`` and ``--item-seconds`` for a batch command."""
-    p.add_argument("--scheduler", metavar="ADDRESS|local:N|FILE.json",
-                   help="run the work items on a Dask cluster: local:N starts N worker processes here; "
-                        "tcp://host:8786 or a scheduler file joins a running one (default: this process, all "
-                        "cores; needs the `dist` extra)")
-    p.add_argument("--item-seconds", type=L.positive_seconds, default=DEFAULT_ITEM_SECONDS, metavar="S",
-                   help=f"with --scheduler: a work item's time on a worker before the rest is re-split "
-                        f"(default {DEFAULT_ITEM_SECONDS:g})")
 
 
 # ----------------------------------------------------------------------------- what workers did

@@ -123,12 +123,10 @@ def _open_play_run(args, problems: list[Problem], backend, params: dict):
         raise PuzzleInputError(f"--resume: {out} does not exist; give the --out file of the interrupted run")
     store = ResultsStore(out, "a")
     if args.resume:
-        for run_id in reversed(store.run_ids()):
-            run = store.run(run_id)
-            a = run.attrs
-            if a.get("family") == "hextris" and a.get("algorithm") == "greedy-play" and a.get("status") != "done" \
-                    and a["params"].get("problems") == params["problems"]:
-                return store, run
+        run = store.latest_run("hextris", "greedy-play", unfinished=True,
+                               where=lambda a: a["params"].get("problems") == params["problems"])
+        if run is not None:
+            return store, run
         store.close()
         raise PuzzleInputError(f"--resume: {out} has no unfinished play of problems {params['problems']}")
     run = store.create_run("hextris", "greedy-play", backend=backend.name, device=backend.device, seed=None,
@@ -263,7 +261,7 @@ def register(sub) -> None:
     p.add_argument("--resume", action="store_true", help="continue the unfinished play in --out")
     p.add_argument("--checkpoint-every", type=L.non_negative_seconds, default=30.0, metavar="SECONDS",
                    help="save the games this often (default 30)")
-    from puzzlebatch.runners.engine.distributed import add_arguments as add_scheduler
+    from puzzlebatch.runners.options import add_scheduler_arguments as add_scheduler
 
     add_scheduler(p)  # beam player: one problem per task
     p.set_defaults(func=run_play)

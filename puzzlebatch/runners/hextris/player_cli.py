@@ -49,10 +49,7 @@ def run_tune(args) -> int:
             raise PuzzleInputError(f"--resume: {out} does not exist; give the --out file of the interrupted run")
         store = ResultsStore(out, "a")
         if args.resume:
-            run = next((store.run(r) for r in reversed(store.run_ids())
-                        if store.run(r).attrs.get("algorithm") == "ga-tune"
-                        and store.run(r).attrs["params"] == params and store.run(r).attrs.get("status") != "done"),
-                       None)
+            run = store.latest_run("hextris", "ga-tune", unfinished=True, where=lambda a: a["params"] == params)
             if run is None:
                 store.close()
                 raise PuzzleInputError(f"--resume: {out} has no unfinished tuning run with these settings")
@@ -190,7 +187,7 @@ def register(verbs) -> None:
     p.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
     p.add_argument("--out", metavar="FILE.h5", help="record every genome played and checkpoint every generation")
     p.add_argument("--resume", action="store_true", help="continue the unfinished tuning run in --out")
-    from puzzlebatch.runners.engine.distributed import add_arguments as add_scheduler
+    from puzzlebatch.runners.options import add_scheduler_arguments as add_scheduler
 
     add_scheduler(p)  # one problem's games per task
     p.add_argument("--held-out", metavar="PROBLEMS",
@@ -257,12 +254,7 @@ def run_play_beam(args, problems: list[Problem]) -> int:
             raise PuzzleInputError(f"--resume: {out} does not exist; give the --out file of the interrupted run")
         store = ResultsStore(out, "a")
         if args.resume:
-            for rid in reversed(store.run_ids()):
-                r = store.run(rid)
-                if r.attrs.get("algorithm") == "beam-play" and r.attrs.get("status") != "done" \
-                        and r.attrs["params"] == params:
-                    run = r
-                    break
+            run = store.latest_run("hextris", "beam-play", unfinished=True, where=lambda a: a["params"] == params)
             if run is None:
                 store.close()
                 raise PuzzleInputError(f"--resume: {out} has no unfinished beam play with these settings")

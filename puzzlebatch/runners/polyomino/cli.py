@@ -115,6 +115,7 @@ def run_count(args) -> int:
     from puzzlebatch.runners.polyomino import solver as RP
     from puzzlebatch.runners.engine.backend import select_backend
     from puzzlebatch.runners.engine.count_session import CountSession
+    from puzzlebatch.runners.options import count_options
     from puzzlebatch.runners.engine.progress import bar
 
     pk = load_packing(args)
@@ -126,7 +127,7 @@ def run_count(args) -> int:
     verb = "enumerate" if args.all else "count"
     session = None
     if args.out or args.all or args.resume:  # without a file, a count is only printed
-        session = CountSession(args, "polyomino", verb, params, backend, default_out(verb),
+        session = CountSession(count_options(args), "polyomino", verb, params, backend, default_out(verb),
                                lambda p: p == params, label=f"polyomino {verb} {pk.board.label}",
                                describe="this board and pieces", instances=problem_arrays(pk))
         on_batch = session.on_batch
@@ -389,7 +390,7 @@ def _search_args(p) -> None:
 
 def register(sub) -> None:
     from puzzlebatch.puzzles.polyomino.packing import HEURISTICS
-    from puzzlebatch.runners.engine import count_session
+    from puzzlebatch.runners.options import add_count_arguments
 
     poly = sub.add_parser("polyomino", help="pack polyominoes and polycubes: solve, count, enumerate, levels, DLX")
     verbs = poly.add_subparsers(dest="verb", metavar="VERB", parser_class=type(poly))
@@ -401,7 +402,7 @@ def register(sub) -> None:
     p.add_argument("--heuristic", choices=HEURISTICS, default="none",
                    help="try pieces in this order (the IQ Puzzler Pro study's eight orderings)")
     p.add_argument("--png", "--svg", dest="png", metavar="FILE", help="draw the solution (.png or .svg)")
-    from puzzlebatch.runners.engine.distributed import add_arguments as add_scheduler
+    from puzzlebatch.runners.options import add_scheduler_arguments as add_scheduler
 
     add_scheduler(p)  # the first solution in DFS order, searched by the cluster (--method search)
     p.set_defaults(func=run_solve)
@@ -411,7 +412,7 @@ def register(sub) -> None:
     _search_args(p)
     p.add_argument("--out", help="HDF5 results file (default with --all: results/polyomino-all-<time>.h5)")
     p.add_argument("--all", action="store_true", help="store every solution in --out (item rows of placement ids; resumable)")
-    count_session.add_arguments(p)
+    add_count_arguments(p)
     p.set_defaults(func=run_count)
 
     p = verbs.add_parser("show", help="draw a stored solution of a count --all run")
@@ -432,7 +433,7 @@ def register(sub) -> None:
     p.add_argument("--seed", type=L.seed, default=0)
     p.add_argument("--out", help="directory for level-NNN.txt files (solve them with --level)")
     p.add_argument("--json", action="store_true")
-    from puzzlebatch.runners.engine.distributed import add_arguments as add_scheduler
+    from puzzlebatch.runners.options import add_scheduler_arguments as add_scheduler
 
     add_scheduler(p)
     p.set_defaults(func=run_levels)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +12,7 @@ from puzzlebatch import limits as L
 from puzzlebatch import transfers
 from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.errors import PuzzleInputError
+from puzzlebatch.runners.sliding.dist import PdbTask, SolveTask
 from puzzlebatch.transfers import transfers_of
 from puzzlebatch.puzzles.sliding.model import GOALS, Board, goal_board, parse_board, parse_size, read_instances, \
     replay, solvability
@@ -40,12 +40,9 @@ def _open_bfs_run(args, rows, cols, backend):
     store = ResultsStore(out, "a")
     params = {"size": f"{rows}x{cols}", "goal": args.goal}
     if args.resume:
-        for run_id in reversed(store.run_ids()):
-            run = store.run(run_id)
-            a = run.attrs
-            if a.get("family") == "sliding" and a.get("algorithm") == "bfs" and a.get("status") != "done" \
-                    and a["params"] == params:
-                return store, run, out
+        run = store.latest_run("sliding", "bfs", unfinished=True, where=lambda a: a["params"] == params)
+        if run is not None:
+            return store, run, out
         store.close()
         raise PuzzleInputError(f"--resume: {out} has no unfinished bfs of {rows}x{cols} ({args.goal})")
     run = store.create_run("sliding", "bfs", backend=backend.name, device=backend.device, seed=None, params=params)
@@ -234,14 +231,9 @@ def _solve_file(args, size) -> int:
     run = None
     done_rows: dict = {}
     if args.resume:
-        for run_id in reversed(store.run_ids()):
-            cand = store.run(run_id)
-            a = cand.attrs
-            if a.get("family") == "sliding" and a.get("algorithm") == "solve" and a.get("status") != "done" \
-                    and a["params"] == params:
-                run = cand
-                done_rows = cand.items()
-                break
+        run = store.latest_run("sliding", "solve", unfinished=True, where=lambda a: a["params"] == params)
+        if run is not None:
+            done_rows = run.items()
         if run is None:
             store.close()
             pool.close()
@@ -310,51 +302,6 @@ def sliding_pdb_dir(args) -> Path:
     from puzzlebatch.runners.sliding import pdb as sliding_pdb
 
     return sliding_pdb.cache_dir(args.cache_dir)
-
-
-_WORKER_PDBS: dict = {}
-
-
-@dataclass(frozen=True)
-class SolveTask:
-    """One task of ``solve --file``: optimal solutions of a chunk of boards, on whatever worker runs it (the
-    pattern databases are read from ``cache_dir`` once per worker process)."""
-
-    goal: str
-    heuristic: str
-    backend: str
-    partition: str | None
-    cache_dir: str | None
-    max_len: int
-    rows: int
-    cols: int
-
-    def __call__(self, tiles: list) -> dict:
-        from puzzlebatch.puzzles.sliding.model import Board
-        from puzzlebatch.runners.sliding import solver as sliding
-        from puzzlebatch.runners.sliding import pdb as sliding_pdb
-        from puzzlebatch.runners.engine.backend import select_backend
-        from puzzlebatch.runners.engine.distributed import worker_name
-
-        t0 = work_clock()
-        backend = select_backend(self.backend)
-        # One launcher per worker process and problem: the pattern database goes to the device once.
-        key = (self.rows, self.cols, self.partition, self.cache_dir, backend.name)
-        if key not in _WORKER_PDBS:
-            _WORKER_PDBS.clear()
-            pdbs = None
-            if self.cache_dir is not None:
-                pdbs = sliding_pdb.ensure(self.rows, self.cols, self.partition, backend, Path(self.cache_dir),
-                                          say=lambda m: None)
-            _WORKER_PDBS[key] = (pdbs, sliding.drivers(backend))
-        pdbs, kernels = _WORKER_PDBS[key]
-        before = transfers_of(kernels)
-        boards = [Board(self.rows, self.cols, tuple(int(x) for x in t)) for t in tiles]
-        rs = sliding.solve_batch(boards, self.goal, self.heuristic, backend, pdbs=pdbs, max_len=self.max_len,
-                                 kernels=kernels)
-        delta = {k: v - before[k] for k, v in transfers_of(kernels).items()}
-        return {"results": rs, "worker": worker_name(), "backend": backend.name,
-                "seconds": work_clock() - t0, "transfers": delta}
 
 
 def _from_row(rows: dict, j: int, board: Board, goal: str, heuristic: str, backend: str):
@@ -436,32 +383,6 @@ def run_pdb_build(args) -> int:
                   f"max {p['max_value']}, mean {p['mean_value']:.2f}, built in {p['build_seconds']:.1f} s "
                   f"on {p['build_backend']}: {p['file']}")
     return 0
-
-
-@dataclass(frozen=True)
-class PdbTask:
-    """Build one pattern database on a worker (resuming its partial file if one is there)."""
-
-    rows: int
-    cols: int
-    partition: str
-    folder: str
-    backend: str
-    checkpoint_every: float
-    max_layers: int | None
-
-    def __call__(self, pattern: tuple) -> dict:
-        from puzzlebatch.runners.sliding import pdb as sliding_pdb
-        from puzzlebatch.runners.engine.backend import select_backend
-        from puzzlebatch.runners.engine.distributed import worker_name
-
-        t0 = work_clock()
-        backend = select_backend(self.backend)
-        res = sliding_pdb.build_pattern(self.rows, self.cols, pattern, backend, Path(self.folder),
-                                        partition_name=self.partition, checkpoint_every=self.checkpoint_every,
-                                        max_layers=self.max_layers)
-        return {"file": str(res), "worker": worker_name(), "backend": backend.name,
-                "seconds": work_clock() - t0}
 
 
 def _pdb_build_on_pool(args, rows, cols, name, pats, folder) -> int:
@@ -572,7 +493,7 @@ def register(sub) -> None:
     p.add_argument("--batch", type=L.positive_int, help="instances per launch with --file (default: all at once)")
     p.add_argument("--out", help="results file for --file (default: results/sliding-solve-<time>.h5)")
     p.add_argument("--resume", action="store_true", help="with --file: continue the unfinished run in --out")
-    from puzzlebatch.runners.engine.distributed import add_arguments as add_scheduler
+    from puzzlebatch.runners.options import add_scheduler_arguments as add_scheduler
 
     add_scheduler(p)
     p.add_argument("--png", "--svg", dest="png", metavar="FILE", help="draw the solution path (.png or .svg)")

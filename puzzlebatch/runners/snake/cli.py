@@ -91,13 +91,14 @@ def run_count(args) -> int:
     from puzzlebatch.runners.snake import solver as snake
     from puzzlebatch.runners.engine.backend import select_backend
     from puzzlebatch.runners.engine.count_session import CountSession
+    from puzzlebatch.runners.options import count_options
 
     chain, box = _chain_and_box(args)
     backend = select_backend(args.backend)
     settings = _settings(args, backend)
     params = {"chain": chain.letters, "box": str(box), "budget": settings.budget,
               "batch_size": settings.batch_size, "frontier_target": settings.frontier_target, "all": args.all}
-    session = CountSession(args, "snake", "count", params, backend, default_out("count"),
+    session = CountSession(count_options(args), "snake", "count", params, backend, default_out("count"),
                            lambda p: p.get("chain") == chain.letters and p.get("box") == str(box)
                            and bool(p.get("all")) == args.all,
                            label=f"snake count {box}", describe=f"{chain.letters} in {box}", series="embeddings",
@@ -165,7 +166,7 @@ def _common(p, backend=True) -> None:
 
 
 def register(sub) -> None:
-    from puzzlebatch.runners.engine import count_session
+    from puzzlebatch.runners.options import add_count_arguments
 
     snake = sub.add_parser("snake", help="snake cubes: fold a chain of straight and corner cubes into a box")
     verbs = snake.add_subparsers(dest="verb", metavar="VERB", parser_class=type(snake))
@@ -174,7 +175,7 @@ def register(sub) -> None:
     p = verbs.add_parser("solve", help="the first folding of a chain (DFS order), or none")
     _common(p)
     p.add_argument("--png", "--svg", dest="png", metavar="FILE", help="draw the folding (.png or .svg)")
-    from puzzlebatch.runners.engine.distributed import add_arguments as add_scheduler
+    from puzzlebatch.runners.options import add_scheduler_arguments as add_scheduler
 
     add_scheduler(p)
     p.set_defaults(func=run_solve)
@@ -185,7 +186,7 @@ def register(sub) -> None:
     p.add_argument("--all", action="store_true",
                    help="also store every folding searched: item rows `cells` (cell of cube 1..N) and `weight` "
                         "(embeddings it stands for, with its symmetric images)")
-    count_session.add_arguments(p)
+    add_count_arguments(p)
     p.set_defaults(func=run_count)
 
     p = verbs.add_parser("generate", help="random chains that fold into a box (random Hamiltonian paths)")
