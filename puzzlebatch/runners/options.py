@@ -74,3 +74,27 @@ def count_options(args):
     return CountOptions(out=args.out, resume=bool(args.resume), checkpoint_every=args.checkpoint_every,
                         scheduler=getattr(args, "scheduler", None), backend_request=getattr(args, "backend", "auto"),
                         item_seconds=getattr(args, "item_seconds", 20.0))
+
+
+def add_search_arguments(p) -> None:
+    """``--budget``, ``--batch-size`` and ``--frontier``: the batch DFS's knobs (defaults: the backend's)."""
+    p.add_argument("--budget", type=L.positive_int, help="DFS nodes per work item per launch (default: the "
+                                                          "backend's, lowered so that a launch takes about a second)")
+    p.add_argument("--batch-size", type=L.positive_int, help="work items per launch (default: the backend's)")
+    p.add_argument("--frontier", type=L.positive_int, help="expand the root into this many work items (default: "
+                                                            "the backend's)")
+
+
+def search_settings(args, backend, base=None):
+    """The :class:`~puzzlebatch.runners.engine.search.SearchSettings` of the search knobs given (``base``, or the
+    backend's defaults, for the rest)."""
+    from puzzlebatch.runners.engine.search import default_settings
+
+    s = base or default_settings(backend)
+    if getattr(args, "budget", None):
+        s.budget = args.budget
+    if getattr(args, "batch_size", None):
+        s.batch_size = args.batch_size
+    if getattr(args, "frontier", None):
+        s.frontier_target = args.frontier
+    return s

@@ -6,23 +6,10 @@ from pathlib import Path
 
 import numpy as np
 
-from puzzlebatch import limits as L
 from puzzlebatch.errors import PuzzleInputError
+from puzzlebatch.runners.options import add_search_arguments, search_settings
 from puzzlebatch.runners.cubes.args import add_common, assembly_lines, cube_inputs, default_out, layers_text
 
-
-
-def _settings(args, backend, base=None):
-    from puzzlebatch.runners.engine.search import default_settings
-
-    s = base or default_settings(backend)
-    if getattr(args, "budget", None):
-        s.budget = args.budget
-    if getattr(args, "batch_size", None):
-        s.batch_size = args.batch_size
-    if getattr(args, "frontier", None):
-        s.frontier_target = args.frontier
-    return s
 
 
 # -- solve -------------------------------------------------------------------------------------------------------
@@ -35,7 +22,7 @@ def run_solve(args) -> int:
     if args.png and Path(args.png).suffix.lower() not in (".png", ".svg"):  # fail before the search
         raise PuzzleInputError(f"--png: cannot draw {args.png!r}: use a .png or .svg file name")
     backend = select_backend(args.backend)
-    settings = _settings(args, backend, cubes.solve_settings(backend))
+    settings = search_settings(args, backend, cubes.solve_settings(backend))
     from puzzlebatch.runners.engine.distributed import open_pool
 
     with open_pool(args.scheduler, args.backend, args.item_seconds) as pool:
@@ -86,7 +73,7 @@ def run_count(args) -> int:
 
     figure, cube_set = cube_inputs(args)
     backend = select_backend(args.backend)
-    settings = _settings(args, backend)
+    settings = search_settings(args, backend)
     params = {"figure": str(figure), "figure_cells": figure.cells.tolist(), "cubes": cube_set.source,
               "cubes_text": cube_set.to_text(), "order": args.order, "budget": settings.budget,
               "batch_size": settings.batch_size, "frontier_target": settings.frontier_target}
@@ -123,9 +110,7 @@ def run_count(args) -> int:
 
 
 def _search_knobs(p) -> None:
-    p.add_argument("--budget", type=L.positive_int, help="DFS nodes per work item per launch")
-    p.add_argument("--batch-size", type=L.positive_int, help="work items per launch")
-    p.add_argument("--frontier", type=L.positive_int, help="expand the root into this many work items")
+    add_search_arguments(p)
     p.add_argument("--order", choices=["lookup", "exact", "fixed"], default="lookup",
                    help="branching cell: lookup = shortest candidate list (default), exact = fewest fitting "
                         "placements with forward checking, fixed = z, y, x order")

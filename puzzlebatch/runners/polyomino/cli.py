@@ -11,6 +11,7 @@ from puzzlebatch import limits as L
 from puzzlebatch.jit.clock import command_compile_seconds
 from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.errors import PuzzleInputError
+from puzzlebatch.runners.options import add_search_arguments, search_settings
 from puzzlebatch.runners.polyomino.args import mirror
 
 
@@ -32,19 +33,6 @@ def load_packing(args):
     else:
         board = P.parse_board(args.board)
     return P.build(board, pieces)
-
-
-def _settings(args, backend):
-    from puzzlebatch.runners.engine.search import default_settings
-
-    s = default_settings(backend)
-    if getattr(args, "budget", None):
-        s.budget = args.budget
-    if getattr(args, "batch_size", None):
-        s.batch_size = args.batch_size
-    if getattr(args, "frontier", None):
-        s.frontier_target = args.frontier
-    return s
 
 
 def placements_json(pk, placements) -> list[dict]:
@@ -85,7 +73,7 @@ def run_solve(args) -> int:
 
     with open_pool(args.scheduler, args.backend, args.item_seconds) as pool:
         res = RP.solve_packing(pk, backend, args.branch, not args.no_prune, args.heuristic,
-                               _settings(args, backend), pool=pool)
+                               search_settings(args, backend), pool=pool)
     doc = {"solved": res.solved, "placements": placements_json(pk, res.placements) if res.solved else [],
            "board": list(pk.board.size), "pieces": [p.name for p in pk.pieces], "nodes": res.nodes,
            "seconds": res.seconds, "compile_seconds": command_compile_seconds(), "backend": res.backend,
@@ -120,7 +108,7 @@ def run_count(args) -> int:
 
     pk = load_packing(args)
     backend = select_backend(args.backend)
-    settings = _settings(args, backend)
+    settings = search_settings(args, backend)
     params = {"board": pk.board.label, "pieces": args.pieces, "unlimited": bool(args.unlimited),
               "copies": args.copies or 0, "mirror": args.mirror, "branch": args.branch, "prune": not args.no_prune,
               "level": args.level or ""}
@@ -332,7 +320,7 @@ def run_dlx_solve(args) -> int:
     doc = {"items": ec.n_items, "primary": ec.n_primary, "options": len(ec.options), "backend": backend.name,
            "branch": eng.mode}
     if args.count:
-        totals, _ = RP.count_engine(eng, backend, _settings(args, backend))
+        totals, _ = RP.count_engine(eng, backend, search_settings(args, backend))
         doc |= {"solutions": totals.count, "nodes": totals.nodes}
     else:
         from puzzlebatch.runners.engine.search import BatchDFS
@@ -340,7 +328,7 @@ def run_dlx_solve(args) -> int:
         if eng.dead:
             doc |= {"solved": False, "options_chosen": []}
         else:
-            totals, _ = BatchDFS(eng.problem, backend, _settings(args, backend)).first()
+            totals, _ = BatchDFS(eng.problem, backend, search_settings(args, backend)).first()
             chosen = []
             if totals.solutions:
                 from puzzlebatch.puzzles.polyomino.cover import decode
@@ -382,9 +370,7 @@ def _search_args(p) -> None:
                         "constrained item (mrv), the empty cell with fewest empty neighbours (enclosed), or the "
                         "one predicted fastest on this instance (auto: Knuth's tree-size estimate x time per node)")
     p.add_argument("--no-prune", action="store_true", help="skip the dead-region (subset-sum) test")
-    p.add_argument("--budget", type=L.positive_int, help="DFS nodes per work item per launch")
-    p.add_argument("--batch-size", type=L.positive_int, help="work items per launch")
-    p.add_argument("--frontier", type=L.positive_int, help="expand the root into this many work items")
+    add_search_arguments(p)
     p.add_argument("--json", action="store_true", help="print one JSON document")
 
 
@@ -450,9 +436,7 @@ def register(sub) -> None:
     p.add_argument("--count", action="store_true", help="count every solution instead of finding one")
     p.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
     p.add_argument("--branch", choices=["first", "mrv", "enclosed", "auto"], default="mrv")
-    p.add_argument("--budget", type=L.positive_int)
-    p.add_argument("--batch-size", type=L.positive_int)
-    p.add_argument("--frontier", type=L.positive_int)
+    add_search_arguments(p)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=run_dlx_solve)
 

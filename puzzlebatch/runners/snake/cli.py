@@ -8,6 +8,7 @@ import numpy as np
 
 from puzzlebatch import limits as L
 from puzzlebatch.errors import PuzzleInputError
+from puzzlebatch.runners.options import add_search_arguments, search_settings
 from puzzlebatch.puzzles.snake.model import SOURCE_CHAIN, Box, Chain, check_fits, default_box, parse_box, \
     parse_chain
 
@@ -24,19 +25,6 @@ def _chain_and_box(args) -> tuple[Chain, Box]:
     box = parse_box(args.box) if args.box else default_box(chain)
     check_fits(chain, box)
     return chain, box
-
-
-def _settings(args, backend):
-    from puzzlebatch.runners.engine.search import default_settings
-
-    s = default_settings(backend)
-    if args.budget:
-        s.budget = args.budget
-    if args.batch_size:
-        s.batch_size = args.batch_size
-    if args.frontier:
-        s.frontier_target = args.frontier
-    return s
 
 
 def _layers_text(cells: list[list[int]], box: Box) -> str:
@@ -63,7 +51,7 @@ def run_solve(args) -> int:
     from puzzlebatch.runners.engine.distributed import open_pool
 
     with open_pool(args.scheduler, args.backend, args.item_seconds) as pool:
-        result = snake.solve(chain, box, backend, _settings(args, backend), pool=pool)
+        result = snake.solve(chain, box, backend, search_settings(args, backend), pool=pool)
     doc = result.to_json()
     doc["device"] = backend.device
     if args.png and result.solved:
@@ -95,7 +83,7 @@ def run_count(args) -> int:
 
     chain, box = _chain_and_box(args)
     backend = select_backend(args.backend)
-    settings = _settings(args, backend)
+    settings = search_settings(args, backend)
     params = {"chain": chain.letters, "box": str(box), "budget": settings.budget,
               "batch_size": settings.batch_size, "frontier_target": settings.frontier_target, "all": args.all}
     session = CountSession(count_options(args), "snake", "count", params, backend, default_out("count"),
@@ -160,9 +148,7 @@ def _common(p, backend=True) -> None:
     p.add_argument("--box", help="AxBxC target box (default: the n x n x n cube of the chain's length)")
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
-    p.add_argument("--budget", type=L.positive_int, help="DFS nodes per work item per launch")
-    p.add_argument("--batch-size", type=L.positive_int, help="work items per launch")
-    p.add_argument("--frontier", type=L.positive_int, help="expand the root into this many work items")
+    add_search_arguments(p)
 
 
 def register(sub) -> None:
