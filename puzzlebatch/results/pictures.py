@@ -119,6 +119,12 @@ def draw_snake(cells: np.ndarray | list, dims: tuple[int, int, int], path: str |
     for axis in (ax.xaxis, ax.yaxis, ax.zaxis):
         axis.set_pane_color((0.96, 0.96, 0.96, 1.0))
     ax.set_title(f"N = {n} cubes in a {a}×{b}×{c} box", fontsize=12)
+    from matplotlib.lines import Line2D
+
+    ax.legend(handles=[Line2D([], [], marker="o", ls="none", ms=9, color=colours[0], mec="k", label="cube 1 (start)"),
+                       Line2D([], [], marker="s", ls="none", ms=9, color=colours[-1], mec="k", label="cube N (end)"),
+                       Line2D([], [], color=_LINE, lw=2.4, label="the chain, cube to cube")],
+              loc="upper left", fontsize=8, framealpha=0.9)
     left.colorbar(ScalarMappable(norm=norm, cmap=cmap), ax=ax, orientation="horizontal", shrink=0.55,
                   aspect=30, pad=0.02, label="position along the chain (cube 1 … N)")
 
