@@ -99,8 +99,8 @@ def _legend(fig) -> None:
     from puzzlebatch.results.pictures import row_major
 
     ncol = 5 if fig.get_figwidth() >= 5.6 else 3
-    fig.legend(handles=row_major(handles, ncol), loc="lower center", ncol=ncol, fontsize=7, frameon=False, handlelength=1.2,
-               columnspacing=1.0, borderaxespad=0.2)
+    fig.legend(handles=row_major(handles, ncol), loc="lower center", ncol=ncol, fontsize=7, frameon=False,
+               handlelength=1.2, columnspacing=1.0, borderaxespad=0.2)
 
 
 def _layout(fig) -> None:
