@@ -68,6 +68,8 @@ def test_sets_pieces_check_import_export(client):
     assert "iq-puzzler-pro" in sets["sets"] and sets["board"] == "11x5"
     info = client.post("/api/polyomino/pieces", json={"pieces": "iq-puzzler-pro"}).json()
     assert [p["name"] for p in info["pieces"]][:3] == ["blue", "pink", "cyan"]
+    # the pictures' colour table: a piece named after a colour comes in it
+    assert [p["colour"] for p in info["pieces"]][:3] == ["#0000ff", "#ffc0cb", "#00ffff"]
     assert sum(p["size"] for p in info["pieces"]) == 55
     assert all(len(p["orientations"]) <= 8 for p in info["pieces"])
     ok = client.post("/api/polyomino/check", json={"placed": [{"piece": "skyblue", "cells": [[0, 0], [1, 0], [0, 1]]}]})
@@ -110,6 +112,9 @@ def test_solve_iq_level_keep_and_count_and_generate(client, web_results):
     assert (web_results / stored["file"]).is_file()
     sol = client.get("/api/results/solution", params={"path": stored["file"], "run": stored["run"], "row": 0}).json()
     assert sol["kind"] == "polyomino" and len({tuple(c) for p in sol["placements"] for c in p["cells"]}) == 55
+    from puzzlebatch.results.colours import piece_colours
+
+    assert sol["colours"] == piece_colours(sol["pieces"]) and sol["colours"][sol["pieces"].index("red")] == "#ff0000"
     # an impossible level is an answer, not an error
     none = wait_job(client, client.post("/api/polyomino/solve", json={"board": "3x3", "pieces": "dominoes",
                                                                        "unlimited": True}, headers=A).json())

@@ -144,6 +144,10 @@ def test_workshop_build_an_iq_level_by_clicks_and_solve(page, server, tmp_path):
     placed = {c: o for c, o in cells}
     for p in chosen:  # the level's pieces stay where they were put
         assert all(placed[f"{x},{y}"] == p["piece"] for x, y in p["cells"])
+    from puzzlebatch.results.colours import colour_of_name
+
+    fills = page.eval_on_selector_all("rect[data-cell]", "rs => rs.map(r => [r.dataset.owner, r.getAttribute('fill')])")
+    assert all(fill == colour_of_name(owner) for owner, fill in fills), "the pictures' colour of each piece"
     print(f"\nbrowser solve: {page.evaluate('document.body.dataset.lastSolveMs')} ms from click to drawn")
     shot(page, tmp_path, "workshop")
     # a wrong level says why, with the command line's message
@@ -221,6 +225,10 @@ def test_results_browser_shows_a_run_made_here(page, server, tmp_path, web_resul
     page.wait_for_selector('#rs-drawing[data-kind="polyomino"]:has(div:text("row 3 of 5")) rect[data-owner="D"]')
     owners = page.eval_on_selector_all("#rs-drawing rect", "rs => rs.map(r => r.dataset.owner)")
     assert len(owners) == 8 and all(o == "D" for o in owners)
+    from puzzlebatch.results.colours import PALETTE
+
+    fills = page.eval_on_selector_all("#rs-drawing rect", "rs => rs.map(r => r.getAttribute('fill'))")
+    assert set(fills) == {PALETTE[0]}  # the colour the PNG gives the set's first unnamed piece
     shot(page, tmp_path, "results")
 
 

@@ -21,6 +21,10 @@ _LOCKED = "#e0a43a"
 _UNIT = "#3a7bd5"
 _EDGE = "#9a968c"
 
+#: The legend under every board: the cell kinds and their colours (the pivot is a white dot).
+LEGEND = (("empty", _EMPTY), ("full from the start", _INITIAL), ("locked", _LOCKED), ("current unit", _UNIT),
+          ("pivot", "white"))
+
 
 @dataclass
 class Frame:
@@ -85,11 +89,33 @@ def _draw(ax, width: int, height: int, frame: Frame, initial: set[Cell]) -> None
     ax.set_title(frame.caption, fontsize=9)
 
 
+def _legend(fig) -> None:
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    handles = [Patch(facecolor=c, edgecolor=_EDGE, label=name) for name, c in LEGEND[:-1]]
+    handles.append(Line2D([], [], marker="o", ls="none", ms=5, mfc="white", mec="black", mew=0.6,
+                          label=LEGEND[-1][0]))
+    from puzzlebatch.results.pictures import row_major
+
+    ncol = 5 if fig.get_figwidth() >= 5.6 else 3
+    fig.legend(handles=row_major(handles, ncol), loc="lower center", ncol=ncol, fontsize=7, frameon=False,
+               handlelength=1.2, columnspacing=1.0, borderaxespad=0.2)
+
+
+def _layout(fig) -> None:
+    """Room at the bottom for the legend (two rows, or one on a wide figure), then tight around the board."""
+    rows = 1 if fig.get_figwidth() >= 5.6 else 2
+    fig.tight_layout(rect=(0, (0.2 * rows + 0.1) / fig.get_figheight(), 1, 1))
+
+
 def _figure(width: int, height: int):
     from matplotlib.figure import Figure
 
     scale = min(0.35, 12.0 / max(width, 1), 10.0 / max(height, 1))
-    return Figure(figsize=(max(3.0, (width + 1.5) * scale), max(2.5, (height * 0.87 + 1.5) * scale)), dpi=100)
+    fig_w = max(3.0, (width + 1.5) * scale)
+    legend_h = 0.2 * (1 if fig_w >= 5.6 else 2) + 0.1
+    return Figure(figsize=(fig_w, max(2.5, (height * 0.87 + 1.5) * scale) + legend_h), dpi=100)
 
 
 def draw_board(width: int, height: int, frame: Frame, path: str | os.PathLike, *,
@@ -103,15 +129,18 @@ def draw_board(width: int, height: int, frame: Frame, path: str | os.PathLike, *
     check_output(path, "--png")  # before drawing
     fig = _figure(width, height)
     _draw(fig.add_subplot(1, 1, 1), width, height, frame, set(initial))
-    fig.tight_layout()
+    _legend(fig)
+    _layout(fig)
     if path.suffix.lower() == ".png":
         from matplotlib.backends.backend_agg import FigureCanvasAgg
 
         save_with(path, lambda tmp: FigureCanvasAgg(fig).print_png(str(tmp)), "--png")
     else:
+        import matplotlib
         from matplotlib.backends.backend_svg import FigureCanvasSVG
 
-        save_with(path, lambda tmp: FigureCanvasSVG(fig).print_svg(str(tmp)), "--png")
+        with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "puzzlebatch"}):
+            save_with(path, lambda tmp: FigureCanvasSVG(fig).print_svg(str(tmp)), "--png")
     return path
 
 
@@ -135,7 +164,8 @@ def draw_animation(width: int, height: int, frames: list[Frame], path: str | os.
     for frame in frames:
         fig = _figure(width, height)
         _draw(fig.add_subplot(1, 1, 1), width, height, frame, set(initial))
-        fig.tight_layout()
+        _legend(fig)
+        _layout(fig)
         buf = io.BytesIO()
         FigureCanvasAgg(fig).print_png(buf)
         buf.seek(0)

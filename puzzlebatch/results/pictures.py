@@ -15,7 +15,7 @@ import numpy as np
 
 from puzzlebatch.errors import PuzzleInputError
 
-__all__ = ["draw_snake", "draw_packing"]
+__all__ = ["draw_snake", "draw_packing", "packing_figure"]
 
 _FORMATS = (".png", ".svg")
 _CMAP = "viridis"
@@ -119,6 +119,12 @@ def draw_snake(cells: np.ndarray | list, dims: tuple[int, int, int], path: str |
     for axis in (ax.xaxis, ax.yaxis, ax.zaxis):
         axis.set_pane_color((0.96, 0.96, 0.96, 1.0))
     ax.set_title(f"N = {n} cubes in a {a}×{b}×{c} box", fontsize=12)
+    from matplotlib.lines import Line2D
+
+    ax.legend(handles=[Line2D([], [], marker="o", ls="none", ms=9, color=colours[0], mec="k", label="cube 1 (start)"),
+                       Line2D([], [], marker="s", ls="none", ms=9, color=colours[-1], mec="k", label="cube N (end)"),
+                       Line2D([], [], color=_LINE, lw=2.4, label="the chain, cube to cube")],
+              loc="upper left", fontsize=8, framealpha=0.9)
     left.colorbar(ScalarMappable(norm=norm, cmap=cmap), ax=ax, orientation="horizontal", shrink=0.55,
                   aspect=30, pad=0.02, label="position along the chain (cube 1 … N)")
 
@@ -208,14 +214,33 @@ def draw_packing(pk, placements, path: str | os.PathLike, *, title: str | None =
     """Draw a packing: every piece a coloured block with its outline and its letter; 3D boards layer by layer.
 
     ``pk`` is a :class:`puzzlebatch.puzzles.polyomino.packing.Packing`; ``placements`` its solution as
-    ``(piece index, cells)`` pairs (a level's pre-placed pieces are drawn too, hatched).
+    ``(piece index, cells)`` pairs (a level's pre-placed pieces are drawn too, hatched).  A piece named after a
+    colour (IQ Puzzler Pro's ``blue``, ``pink``...) is drawn in that colour, the others in a palette
+    (:func:`puzzlebatch.results.colours.piece_colours`); a legend under the board gives each letter's piece name.
     """
     path = Path(path)
     if path.suffix.lower() not in _FORMATS:
         raise PuzzleInputError(f"--png/--svg: {path} must end in .png or .svg")
-    from matplotlib import colormaps
+    import matplotlib
+
+    fig, _, _ = packing_figure(pk, placements, title=title)
+    from puzzlebatch.outputs import save_with
+
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "puzzlebatch"}):
+        save_with(path, lambda tmp: fig.savefig(tmp, format=path.suffix.lower()[1:], facecolor="white"), "--png")
+    return path
+
+
+def packing_figure(pk, placements, *, title: str | None = None):
+    """The figure :func:`draw_packing` saves: ``(figure, axes per layer, legend)``.
+
+    ``legend`` lists ``(glyph, piece name, colour)`` for each piece on the board, in the set's order; the axes
+    use board coordinates (cell ``(x, y)`` spans ``x..x+1``, ``y..y+1``, y downwards).
+    """
     from matplotlib.figure import Figure
-    from matplotlib.patches import Rectangle
+    from matplotlib.patches import Patch, Rectangle
+
+    from puzzlebatch.results.colours import piece_colours, text_colour
 
     board = pk.board
     size = tuple(board.size) + ((1,) if board.dim == 2 else ())
@@ -229,14 +254,25 @@ def draw_packing(pk, placements, path: str | os.PathLike, *, title: str | None =
             z = int(c[2]) if board.dim == 3 else 0
             owner[z, y, x] = n
             pre[z, y, x] = is_pre
-    cmap = colormaps["tab20"]
-    cols = d
-    fig = Figure(figsize=(min(16, 0.5 * w * cols + 0.6 * (cols - 1) + 0.6), 0.5 * h + 0.9), dpi=110,
-                 layout="constrained")
-    axes = fig.subplots(1, cols, squeeze=False)[0]
+    colours = piece_colours(p.name for p in pk.pieces)
+    on_board = sorted({int(k) for k, _, _ in pieces})
+    legend = [(pk.glyphs[k], pk.pieces[k].name, colours[k]) for k in on_board]
     playable = np.zeros((d, h, w), bool)
     for c in board.playable:
         playable[(c[2] if board.dim == 3 else 0), c[1], c[0]] = True
+    handles = [Patch(facecolor=c, edgecolor=_LINE, label=name if g == name else f"{g}  {name}")
+               for g, name, c in legend]
+    if not playable.all():
+        handles.append(Patch(facecolor="#444444", edgecolor=_LINE, label="hole"))
+    if len(pk.preplaced):
+        handles.append(Patch(facecolor="white", edgecolor=_LINE, hatch="//", label="placed in the level"))
+    cols = d
+    width = min(16, 0.5 * w * cols + 0.6 * (cols - 1) + 0.6)
+    ncol, nrow = legend_grid(handles, max(width, 3.0))
+    legend_h = 0.24 * nrow + 0.15
+    fig = Figure(figsize=(max(width, 3.0), 0.5 * h + 0.9 + legend_h), dpi=110, layout="constrained")
+    axes = fig.subplots(1, cols, squeeze=False)[0]
+    font = 8 if max(len(g) for g in pk.glyphs) == 1 else 6
     for z, ax in enumerate(axes):
         ax.set_xlim(0, w)
         ax.set_ylim(h, 0)
@@ -254,9 +290,10 @@ def draw_packing(pk, placements, path: str | os.PathLike, *, title: str | None =
                     ax.add_patch(Rectangle((x, y), 1, 1, facecolor="white", edgecolor="#bbbbbb", lw=0.5))
                     continue
                 k = pieces[n][0]
-                ax.add_patch(Rectangle((x, y), 1, 1, facecolor=cmap((k % 20) / 20 + 0.025),
-                                       edgecolor="none", hatch="//" if pre[z, y, x] else None))
-                ax.text(x + 0.5, y + 0.55, pk.glyphs[k], ha="center", va="center", fontsize=8, color="#222222")
+                ax.add_patch(Rectangle((x, y), 1, 1, facecolor=colours[k], edgecolor="none",
+                                       hatch="//" if pre[z, y, x] else None))
+                ax.text(x + 0.5, y + 0.55, pk.glyphs[k], ha="center", va="center", fontsize=font,
+                        color=text_colour(colours[k]))
                 # outline where the neighbour belongs to another piece
                 for dx, dy, seg in ((1, 0, ((x + 1, x + 1), (y, y + 1))), (-1, 0, ((x, x), (y, y + 1))),
                                     (0, 1, ((x, x + 1), (y + 1, y + 1))), (0, -1, ((x, x + 1), (y, y)))):
@@ -264,8 +301,26 @@ def draw_packing(pk, placements, path: str | os.PathLike, *, title: str | None =
                     other = owner[z, ny, nx] if 0 <= nx < w and 0 <= ny < h else -2
                     if other != n:
                         ax.plot(*seg, color=_LINE, lw=1.6, solid_capstyle="round")
+    if handles:
+        fig.legend(handles=row_major(handles, ncol), loc="outside lower center", ncol=ncol, fontsize=8,
+                   frameon=False, handlelength=1.4, handleheight=1.0, columnspacing=1.2)
     fig.suptitle(title or f"{board.label}: {len(pieces)} pieces", fontsize=10)
-    from puzzlebatch.outputs import save_with
+    return fig, list(axes), legend
 
-    save_with(path, lambda tmp: fig.savefig(tmp, format=path.suffix.lower()[1:], facecolor="white"), "--png")
-    return path
+
+def legend_grid(handles, width: float, fontsize: float = 8.0) -> tuple[int, int]:
+    """Columns and rows of a legend of ``handles`` under a figure ``width`` inches wide (rows balanced)."""
+    n = len(handles)
+    if not n:
+        return 1, 0
+    longest = max(len(h.get_label()) for h in handles)
+    fit = max(1, min(n, int(width / (0.45 + 0.0095 * fontsize * longest))))
+    nrow = -(-n // fit)
+    return -(-n // nrow), nrow
+
+
+def row_major(handles: list, ncol: int) -> list:
+    """``handles`` reordered so that a legend of ``ncol`` columns (matplotlib fills column by column) reads
+    left to right, then top to bottom."""
+    n = len(handles)
+    return [handles[r * ncol + c] for c in range(ncol) for r in range(-(-n // ncol)) if r * ncol + c < n]

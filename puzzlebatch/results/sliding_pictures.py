@@ -46,7 +46,9 @@ def draw_path(boards, path: str | os.PathLike, *, goal: str = "blank-last", move
     per_row = per_row or min(count, max(4, int(math.ceil(math.sqrt(count * 1.6)))))
     lines = int(math.ceil(count / per_row))
     cell = 0.36
-    fig = Figure(figsize=(per_row * (cols + 0.8) * cell, lines * (rows + 1.3) * cell + (0.4 if title else 0)),
+    key = path_key(goal, moves is not None)
+    fig = Figure(figsize=(max(per_row * (cols + 0.8) * cell, 3.4),
+                          lines * (rows + 1.3) * cell + (0.4 if title else 0) + 0.16 * (key.count("\n") + 1) + 0.1),
                  dpi=110, layout="constrained")
     axes = fig.subplots(lines, per_row, squeeze=False)
     for i, ax in enumerate(axes.flat):
@@ -73,7 +75,20 @@ def draw_path(boards, path: str | os.PathLike, *, goal: str = "blank-last", move
         ax.set_title(label, fontsize=7, pad=2)
     if title:
         fig.suptitle(title, fontsize=9)
+    fig.supxlabel(key, fontsize=6.5, color="#333333")
+    import matplotlib
+
     from puzzlebatch.outputs import save_with
 
-    save_with(path, lambda tmp: fig.savefig(tmp, format=path.suffix.lower()[1:], facecolor="white"), "--png")
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "puzzlebatch"}):
+        save_with(path, lambda tmp: fig.savefig(tmp, format=path.suffix.lower()[1:], facecolor="white"), "--png")
     return path
+
+
+def path_key(goal: str = "blank-last", moves: bool = True) -> str:
+    """The key printed under a strip: what the colours, the outline and the board titles mean."""
+    blank = "the blank last" if goal == "blank-last" else "the blank first"
+    lines = [f"tile colour: its row in the goal ({blank}), lighter to the right; white: the blank"]
+    if moves:
+        lines.append("bold outline: the tile just moved; title k: t = move k slides tile t")
+    return "\n".join(lines)

@@ -126,15 +126,17 @@ def packing(spec: dict):
 
 
 def set_info(spec: dict) -> dict:
-    """The pieces of a set for the palette: name, glyph, copies, turns and every allowed orientation."""
+    """The pieces of a set for the palette: name, glyph, colour, copies, turns and every allowed orientation."""
     from puzzlebatch.puzzles.polyomino.packing import glyphs_for
+    from puzzlebatch.results.colours import piece_colours
 
     pieces = load_pieces(spec)
+    colours = piece_colours(p.name for p in pieces)
     return {"dim": pieces[0].dim, "pieces": [
-        {"name": p.name, "glyph": g, "size": p.size, "count": p.count, "turns": p.turns, "dim": p.dim,
-         "cells": sorted(list(c) for c in p.cells), "orientations": [sorted(list(c) for c in o)
-                                                                     for o in p.orientations()]}
-        for p, g in zip(pieces, glyphs_for(pieces))]}
+        {"name": p.name, "glyph": g, "colour": colour, "size": p.size, "count": p.count, "turns": p.turns,
+         "dim": p.dim, "cells": sorted(list(c) for c in p.cells),
+         "orientations": [sorted(list(c) for c in o) for o in p.orientations()]}
+        for p, g, colour in zip(pieces, glyphs_for(pieces), colours)]}
 
 
 def import_level(text: str, spec: dict) -> dict:

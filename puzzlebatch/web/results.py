@@ -158,7 +158,9 @@ def _polyomino(run, attrs: dict, row: int) -> dict:
             cells = option_cells[int(o)]
             placements.append({"piece": names[int(option_piece[int(o)])], "cells": cells[cells[:, 0] >= 0].tolist(),
                                "placed": False})
-    return {"size": size, "pieces": names, "placements": placements}
+    from puzzlebatch.results.colours import piece_colours
+
+    return {"size": size, "pieces": names, "colours": piece_colours(names), "placements": placements}
 
 
 def _snake(run, attrs: dict, row: int) -> dict:

@@ -52,10 +52,12 @@ export function svgEl(tag, attrs, parent) {
   return e;
 }
 
-// A piece's colour: its name when that is a CSS colour (IQ Puzzler Pro's pieces), else a fixed palette.
+// A piece's colour: the one the server sends (puzzlebatch/results/colours.py, the pictures' table), else its name
+// when that is a CSS colour (IQ Puzzler Pro's pieces), else the palette (PALETTE in colours.py, the same list).
 const PALETTE = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7",
-  "#9c755f", "#bab0ac", "#86bcb6", "#d37295", "#a0cbe8", "#ffbe7d", "#8cd17d", "#b6992d"];
-export function pieceColour(name, index) {
+  "#9c755f", "#bab0ac", "#003f5c", "#17becf", "#7f3c8d", "#a0cbe8", "#bcbd22", "#8cd17d"];
+export function pieceColour(name, index, given) {
+  if (given) return given;
   if (/^[a-z]+$/i.test(name) && CSS.supports("color", name)) return name;
   return PALETTE[index % PALETTE.length];
 }

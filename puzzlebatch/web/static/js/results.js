@@ -120,7 +120,7 @@ async function drawRow(run, row) {
 
 function drawPolyomino(box, s) {
   const [w, h] = s.size, d = s.size[2] || 1, C = 30;
-  const colour = new Map(s.pieces.map((p, i) => [p, pieceColour(p, i)]));
+  const colour = new Map(s.pieces.map((p, i) => [p, pieceColour(p, i, (s.colours || [])[i])]));
   const own = new Map();
   for (const p of s.placements) for (const c of p.cells) own.set(c.join(","), p);
   for (let z = 0; z < d; z++) {

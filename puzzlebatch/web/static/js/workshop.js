@@ -74,7 +74,7 @@ function drawPalette() {
     const svg = svgEl("svg", { width: 84, height: Math.max(20, h * s + 4) });
     for (const c of cells) {
       svgEl("rect", { x: 2 + c[0] * s + (c[2] || 0) * 3, y: 2 + c[1] * s - (c[2] || 0) * 3, width: s - 1, height: s - 1,
-                      fill: pieceColour(p.name, i), stroke: "#333", "stroke-width": 0.5 }, svg);
+                      fill: pieceColour(p.name, i, p.colour), stroke: "#333", "stroke-width": 0.5 }, svg);
     }
     div.appendChild(svg);
     div.appendChild(document.createTextNode(p.name + (p.count < 0 ? " ∞" : p.count > 1 ? ` ×${left}` : "")));
@@ -96,7 +96,7 @@ function draw() {
   box.textContent = "";
   const [w, h] = st.size, d = st.size[2] || 1;
   const own = owners();
-  const colourOf = new Map(st.pieces.map((p, i) => [p.name, pieceColour(p.name, i)]));
+  const colourOf = new Map(st.pieces.map((p, i) => [p.name, pieceColour(p.name, i, p.colour)]));
   for (let z = 0; z < d; z++) {
     const svg = svgEl("svg", { width: w * CELL + 2, height: h * CELL + 2, "data-layer": z }, box);
     for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) {
