@@ -1,4 +1,5 @@
-"""The ``puzzlebatch`` command: one entry point, a subcommand per family and verb (DESIGN.md §6).
+"""The ``puzzlebatch`` command: one entry point, a subcommand per family and verb (ARCHITECTURE.md, "The life of
+one command"; each family's ``runners/<family>/cli.py`` adds its verbs with ``register``).
 
 Bad input is one line on stderr and exit status 2; ``--json`` prints one JSON document on stdout.
 """

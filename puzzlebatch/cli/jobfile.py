@@ -1,5 +1,9 @@
 """Batch jobs described in a TOML file: ``puzzlebatch run JOB.toml``.
 
+Long because it is the whole job-file format (loading with line-numbered errors, checking every instance with the
+verb's own parser, the instance generators, the ledger behind ``--resume``): kept together since every part
+works on the one :class:`Job` record and reports through its :meth:`Job.error`.
+
 A job file names one family verb and the instances to run it on, so that a long campaign is one reviewable
 file::
 

@@ -1,11 +1,12 @@
 """Compile units: plain modules compiled together for one target, every function cached on disk.
 
-A family's per-item logic is written once, as plain functions in the numba subset (``puzzles/<family>/rules.py``,
-DESIGN.md §3).  Those functions call each other, and the shared templates (the per-item DFS of
-:mod:`puzzlebatch.puzzles.search`, the ``prange`` drivers of ``cpu_fallback/``, the kernels of ``gpu_kernels/``)
-call them, *by their plain names*.  A :class:`Unit` copies every function of its modules with a private globals
-dict (the module's own globals, overlaid with the unit's compiled functions) and compiles each copy for its target,
-so every name resolves to the compiled twin of the same target; the plain modules stay untouched and importable.
+A family's per-item logic is written once, as plain functions in the numba subset (``puzzles/<family>/rules.py``;
+ARCHITECTURE.md, "One rule, two backends").  Those functions call each other, and the shared templates (the
+per-item DFS of :mod:`puzzlebatch.puzzles.search`, the ``prange`` drivers of ``cpu_fallback/``, the kernels of
+``gpu_kernels/``) call them, *by their plain names*.  A :class:`Unit` copies every function of its modules with a
+private globals dict (the module's own globals, overlaid with the unit's compiled functions) and compiles each copy
+for its target, so every name resolves to the compiled twin of the same target; the plain modules stay untouched
+and importable.
 
 Nothing is captured in a closure: a template is an ordinary module-level function, which numba's cache can key,
 and each unit's entries live in their own folder keyed on all the sources it depends on

@@ -1,6 +1,7 @@
 """Per-item logic of the batch depth-first search, generic over a family's rules.
 
-A family describes its search tree with three plain rules (numba subset, DESIGN.md §3):
+A family describes its search tree with three plain rules (numba subset; ARCHITECTURE.md, "One rule, two
+backends"):
 
 ``n_choices(state, depth, tables) -> int``
     how many candidate moves the node at ``depth`` has;

@@ -1,4 +1,5 @@
-"""HDF5 results store: one file, many runs, crash-safe batched appends (DESIGN.md §5).
+"""HDF5 results store: one file, many runs, crash-safe batched appends (ARCHITECTURE.md, "Results store and the
+web app").
 
 Layout::
 

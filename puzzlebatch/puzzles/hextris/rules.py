@@ -1,5 +1,10 @@
 """Per-game rules of hex Tetris in the numba subset: compiled for the CPU (njit) and for CUDA (device functions).
 
+Long because it is one game's whole rule set (the table and state layouts, moves, locking, scoring, the
+breadth-first search of lockable positions, the distances the phrase weaver uses): kept together since every
+function reads the same ``H_*``/``S_*`` layouts and they call each other by name in one compile unit (the board
+evaluation is apart already, in ``evaluation.py``).
+
 One game lives in four flat arrays that the caller owns (one row each of the batch arrays):
 
 ``state`` (int64[STATE_LEN])

@@ -1,7 +1,8 @@
 """Rules of the first-solution search for random-cut puzzles (each piece once), for the generic batch DFS.
 
-Plain functions in the numba subset (DESIGN.md §3): :mod:`puzzlebatch.cpu_fallback.search` compiles them into the
-``prange`` driver, :mod:`puzzlebatch.gpu_kernels.search` into the CUDA kernel, one rule for both.
+Plain functions in the numba subset (ARCHITECTURE.md, "One rule, two backends"): :mod:`puzzlebatch.cpu_fallback.search`
+compiles them into the ``prange`` driver, :mod:`puzzlebatch.gpu_kernels.search` into the CUDA kernel, one rule for
+both.
 
 The search fills the board in scan order (row by row): the node at depth ``d`` covers its *first empty cell*
 ``pos[d]``, which must be the first cell (in scan order) of the piece covering it, so a move is a shape class and an

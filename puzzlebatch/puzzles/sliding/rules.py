@@ -1,5 +1,9 @@
 """Per-item rules of the sliding puzzles, plain functions in the numba subset (compiled for CPU and CUDA).
 
+Long because it holds the three groups of sliding rules below (ranks and BFS, pattern databases, IDA*): kept
+together since they call each other by name (``blank_target``; IDA*'s database lookup ranks with
+``pattern_rank``) and the sliding drivers compile them as one unit.
+
 Boards are int8/int64 arrays of ``n = rows * cols`` cells in row order, ``0`` the blank.  Every solver here works
 towards the blank-first goal (tile ``t`` on cell ``t``); see :mod:`puzzlebatch.puzzles.sliding.model`.
 

@@ -2,7 +2,8 @@
 
 ``auto`` picks CUDA only when a real GPU is present.  Asking for ``cuda`` without one is an error, never a silent
 fallback.  With ``NUMBA_ENABLE_CUDASIM=1`` the CUDA path runs in numba's simulator and reports ``cudasim``.
-This module is the only place that chooses between the two backends (DESIGN.md §2, §4).
+This module is the only place that chooses between the two backends; :func:`puzzlebatch.runners.engine.twins.twin`
+picks the drivers for the one chosen (ARCHITECTURE.md, "One rule, two backends").
 """
 
 from __future__ import annotations

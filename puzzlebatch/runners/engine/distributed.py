@@ -1,5 +1,10 @@
 """Where a batch job's work items run: in this process (the default), or on a Dask cluster.
 
+Long because it holds both sides of every distributed job (the ``--scheduler`` value, the pools, the worker
+tasks and the client loops that resubmit and re-split them): kept together since the tasks (:func:`count_chunk`,
+:func:`first_chunk`) and their clients (:func:`count_on_pool`, :func:`first_on_pool`) share the payload
+(:class:`DFSPayload`) and the shape of each task's result.
+
 ``--scheduler`` on a batch command chooses (:func:`parse_scheduler`):
 
 * absent: the embedded default; the work runs in this process on every local core (numba ``prange`` or the

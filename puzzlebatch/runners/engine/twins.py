@@ -4,7 +4,8 @@ Every kernel family has two twins built from the same per-item rules (``puzzleba
 ``puzzlebatch/cpu_fallback`` and the CUDA kernels in ``puzzlebatch/gpu_kernels``.  :func:`twin` returns the one
 for ``backend``: the CPU drivers with their launches counted (:class:`~puzzlebatch.transfers.CountingDrivers`), or
 a CUDA launcher of the run's own (its tables stay on the device for the run; its transfers are counted).  Callers
-use the same attribute names on both (``dfs_batch``, ``run_steps``, ``ida_batch``, ...).  See ARCHITECTURE.md.
+use the same attribute names on both (``dfs_batch``, ``run_steps``, ``ida_batch``, ...).  See ARCHITECTURE.md, "One
+rule, two backends".
 """
 
 from __future__ import annotations

@@ -1,5 +1,9 @@
 """Phrases of power woven into command paths (plain Python over the same rule functions as the kernels).
 
+Long because :func:`weave` is one algorithm of some 200 lines with its private reachability helpers (``_Unit``,
+``_Dist``, ``_reverse_bfs``, ``_reachable``, ``_try_path``, ``_step_towards``): kept together since those helpers
+serve it alone, and :func:`opening` and :func:`placements_of` replay games with the same rule functions.
+
 Given where each unit of a game must lock (the player's placements), :func:`weave` writes a command string that
 locks every unit at exactly that place while spelling as many phrases of power as the board allows.  For each
 unit, from the current position:

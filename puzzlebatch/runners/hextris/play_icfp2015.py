@@ -14,7 +14,7 @@ known ones woven into the paths, every solution re-scored by the exact scorer), 
 share of the time left; a game keeps the greedy solution unless the beam player's scores more, so the answer is
 never below the greedy player's under the same limits.  At the time limit every game's best so far is printed.
 With ``-t`` the beam widens to use each problem's share of the time (up to 256 states per game).  ``-m MB``: the beam player holds at most as many game
-copies as fit in half of MB (``hextris_player.games_for_memory``; the beam and its candidates per state shrink to
+copies as fit in half of MB (``player.games_for_memory``; the beam and its candidates per state shrink to
 fit); the other half is left for the interpreter, numba's compiled code and the output.  The process needs about
 300 MB before any game (numba and its compiled kernels: 310-360 MB maximum resident size measured for problems 21
 and 13 with ``-m 200``), so a limit below ~400 MB cannot be honoured.
@@ -189,7 +189,7 @@ def play_problems(problems: list[Problem], backend: Backend, *, seconds: float |
 
 class BeamRun:
     """The contest player: the greedy player first (:class:`GreedyPlayer`: every game gets a legal solution within
-    seconds), then the beam player (``runners.hextris_player``) one problem at a time with the time left.
+    seconds), then the beam player (``runners.hextris.player``) one problem at a time with the time left.
 
     :meth:`solutions` returns, for every game, the greedy solution unless the beam player's scores more by the exact
     scorer (with the phrases the player weaves): never less than the greedy player under the same limits, whatever

@@ -1,6 +1,6 @@
 """Tuning the beam player's weights with the source document's genetic algorithm.
 
-A genome has one integer gene per evaluation feature (``hextris_player.FEATURE_NAMES``); the weight is the gene
+A genome has one integer gene per evaluation feature (``player.FEATURE_NAMES``); the weight is the gene
 times the feature's step (:data:`GENE_SCALE`: the features' natural scales differ, a hole costs more than a row
 transition), so that the document's gene range ``0..10`` spans the useful weights of every feature.
 
@@ -103,7 +103,8 @@ def evaluate(genomes: np.ndarray, games: list[tuple[Problem, int]], backend: Bac
     """Total score of each genome over the training games: per problem, every genome × seed in one batch.
 
     ``fitness="move"``: the planned move score; ``"exact"``: the exact scorer's total (move + power) of the
-    solutions the deployed player emits (plans spelled with the 18 phrases, :func:`hextris_player.spell`)."""
+    solutions the deployed player emits (plans spelled with the 18 phrases,
+    :func:`~puzzlebatch.runners.hextris.player.spell`)."""
     fit = np.zeros(len(genomes), dtype=np.int64)
     by_problem: dict[int, tuple[Problem, list[int]]] = {}
     for p, s in games:
