@@ -12,6 +12,11 @@ from puzzlebatch import limits as L
 from puzzlebatch.limits import DEFAULT_ITEM_SECONDS
 
 
+def say(message: str) -> None:
+    """One line of news on stderr (``puzzlebatch: ...``), apart from the command's output on stdout."""
+    print(f"puzzlebatch: {message}", file=sys.stderr)
+
+
 def print_json(doc) -> None:
     """Print the command's JSON document.  Every object carries ``seconds`` (the work, compiling excluded; the
     verb's own measure when it has one) and ``compile_seconds`` (this command's compiling: 0 when every function

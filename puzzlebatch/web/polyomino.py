@@ -195,7 +195,7 @@ def solve_task(params: dict, ctx: Context) -> dict:
 def _keep_solution(folder: Path, pk, params: dict, res, backend) -> dict:
     """A run like ``polyomino count --all`` stores (the problem and one solution row), so it draws the same."""
     from puzzlebatch.results.store import ResultsStore
-    from puzzlebatch.runners.polyomino.cli import problem_arrays
+    from puzzlebatch.runners.polyomino.solver import problem_arrays
 
     ids = {(int(g), frozenset(map(tuple, c.tolist()))): o
            for o, (g, c) in enumerate(zip(pk.cover.option_group, pk.option_cells))}

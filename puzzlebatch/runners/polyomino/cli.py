@@ -117,7 +117,7 @@ def run_count(args) -> int:
     if args.out or args.all or args.resume:  # without a file, a count is only printed
         session = CountSession(count_options(args), "polyomino", verb, params, backend, default_out(verb),
                                lambda p: p == params, label=f"polyomino {verb} {pk.board.label}",
-                               describe="this board and pieces", instances=problem_arrays(pk))
+                               describe="this board and pieces", instances=RP.problem_arrays(pk))
         on_batch = session.on_batch
     else:
         from puzzlebatch.runners.engine.distributed import open_pool
@@ -168,23 +168,6 @@ def run_count(args) -> int:
                                                              f"{out} --run {doc['run_id']} --solution K"
                                                              if args.all else ""))
     return 0
-
-
-def problem_arrays(pk) -> dict:
-    """Enough to redraw any stored solution: each option's piece and cells."""
-    cells = np.full((len(pk.option_cells), max((len(c) for c in pk.option_cells), default=1), pk.board.dim), -1,
-                    np.int32)
-    for o, c in enumerate(pk.option_cells):
-        cells[o, :len(c)] = c
-    pre = np.full((len(pk.preplaced), max((len(c) for _, c in pk.preplaced), default=1), pk.board.dim), -1,
-                  np.int32)
-    for k, (_, c) in enumerate(pk.preplaced):
-        pre[k, :len(c)] = sorted(c)
-    return {"option_piece": np.array(pk.cover.option_group, np.int32), "option_cells": cells,
-            "preplaced_piece": np.array([k for k, _ in pk.preplaced], np.int32), "preplaced_cells": pre,
-            "board_size": np.array(pk.board.size, np.int32),
-            "piece_names": np.array([p.name.encode() for p in pk.pieces]),
-            "glyphs": np.array([g.encode() for g in pk.glyphs])}
 
 
 def stored_packing(run):

@@ -420,3 +420,20 @@ class LevelTask:
                 if len(n) == 1:
                     return Level(placed, difficulty, sol)
         return None
+
+
+def problem_arrays(pk) -> dict:
+    """Enough to redraw any stored solution: each option's piece and cells."""
+    cells = np.full((len(pk.option_cells), max((len(c) for c in pk.option_cells), default=1), pk.board.dim), -1,
+                    np.int32)
+    for o, c in enumerate(pk.option_cells):
+        cells[o, :len(c)] = c
+    pre = np.full((len(pk.preplaced), max((len(c) for _, c in pk.preplaced), default=1), pk.board.dim), -1,
+                  np.int32)
+    for k, (_, c) in enumerate(pk.preplaced):
+        pre[k, :len(c)] = sorted(c)
+    return {"option_piece": np.array(pk.cover.option_group, np.int32), "option_cells": cells,
+            "preplaced_piece": np.array([k for k, _ in pk.preplaced], np.int32), "preplaced_cells": pre,
+            "board_size": np.array(pk.board.size, np.int32),
+            "piece_names": np.array([p.name.encode() for p in pk.pieces]),
+            "glyphs": np.array([g.encode() for g in pk.glyphs])}
