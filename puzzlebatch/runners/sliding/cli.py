@@ -149,6 +149,14 @@ def _result_text(r) -> str:
             f"  blank: {r.directions or '-'}; {r.nodes:,} nodes, {r.seconds:.3f} s, {r.heuristic}, {r.backend}")
 
 
+def _solve_json(r) -> dict:
+    """A board's answer in the JSON contract: ``solved``, ``moves`` (the tiles moved; empty when unsolvable) and
+    ``length`` (their number)."""
+    moves = list(r.moves or [])
+    return r.to_json() | {"solved": bool(r.solvable), "moves": moves, "length": len(moves),
+                           "directions": r.directions or ""}
+
+
 def _check_max_len(args) -> None:
     if args.max_len < 1:
         raise PuzzleInputError(f"--max-len {args.max_len}: must be at least 1")
@@ -183,7 +191,7 @@ def run_solve(args) -> int:
     pdbs = _pdbs(args, board.rows, board.cols, heuristic, backend) if ok else None
     kernels = sliding.drivers(backend)
     r = sliding.solve(board, args.goal, heuristic, backend, pdbs=pdbs, max_len=args.max_len, kernels=kernels)
-    doc = r.to_json() | {"device": backend.device} | transfers_of(kernels)
+    doc = _solve_json(r) | {"device": backend.device} | transfers_of(kernels)
     if pdbs is not None:
         doc["partition"] = pdbs.name
     if args.png and r.solvable:
@@ -287,7 +295,9 @@ def _solve_file(args, size) -> int:
     if pool.distributed:
         _say("\n".join(pool.work.lines()))
     if args.json:
-        print_json([r.to_json() for r in results])
+        print_json({"instances": summary["instances"], "solved_count": summary["solved"], "nodes": summary["nodes"],
+                    "seconds": total_s, "backend": backend.name, "device": backend.device, "out": str(out),
+                    "run_id": run.id, "results": [_solve_json(r) for r in results], **traffic})
     else:
         for r in results:
             print(_result_text(r))
@@ -367,12 +377,13 @@ def run_pdb_build(args) -> int:
         if res.name.endswith(".partial.h5"):
             _say(f"stopped after --max-layers; run again to resume ({res})")
             if args.json:
-                print_json({"partition": name, "complete": False, "partial": str(res)})
+                print_json({"partition": name, "size": f"{rows}x{cols}", "complete": False, "partial": str(res),
+                            "backend": backend.name})
             return 0
     dbs = sliding_pdb.load(rows, cols, name, folder)
     info = dbs.info()
     doc = {"partition": name, "size": f"{rows}x{cols}", "goal": "blank-first", "complete": True,
-           "cache_dir": str(folder), "built": built, "patterns": info}
+           "cache_dir": str(folder), "built": built, "patterns": info, "backend": backend.name}
     # the traffic of the builds this command ran (each table file keeps its own build's)
     doc |= {k: sum(p[k] for p in info if p["file"] in built) for k in transfers.KEYS}
     if args.json:
@@ -406,7 +417,7 @@ def _pdb_build_on_pool(args, rows, cols, name, pats, folder) -> int:
             _say(f"pattern {','.join(map(str, p))}: {res['file']} ({res['seconds']:.1f} s on {res['worker']})")
         _say("\n".join(pool.work.lines()))
     doc = {"partition": name, "size": f"{rows}x{cols}", "complete": not partial, "cache_dir": str(folder),
-           "built": built, "partial": partial}
+           "built": built, "partial": partial, "backend": args.backend}
     if not partial:
         doc["patterns"] = sliding_pdb.load(rows, cols, name, folder).info()
     if args.json:
@@ -449,8 +460,12 @@ def run_replay(args) -> int:
         raise PuzzleInputError(f"MOVES: move {done + 1}: {exc}") from None
     end = walk[-1]
     solved = end == goal_board(board.rows, board.cols, args.goal)
-    if args.json:
-        print_json({"board": end.text(), "moves": len(moves), "solved": solved, "goal": args.goal})
+    if args.json:  # the moves as tile numbers (as `solve` prints them) and as the blank's U/D/L/R
+        tiles = [a.tiles[b.blank] for a, b in zip(walk, walk[1:])]
+        dirs = "".join("UDLR"[[-board.cols, board.cols, -1, 1].index(b.blank - a.blank)]
+                       for a, b in zip(walk, walk[1:]))
+        print_json({"board": end.text(), "size": f"{board.rows}x{board.cols}", "goal": args.goal, "solved": solved,
+                    "moves": tiles, "length": len(tiles), "directions": dirs})
     else:
         print(end.pretty())
         print(f"{len(moves)} moves; {'solved' if solved else 'not the goal'} ({args.goal})")
