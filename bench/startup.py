@@ -104,8 +104,10 @@ def measure(label: str, src: Path, env_base: dict, tmp: Path, repeat: int, comma
 
 
 def _answer(doc) -> str:
-    if isinstance(doc, list):
+    if isinstance(doc, list):  # `hextris score --json` of a tree older than the one-object JSON contract
         return f"{len(doc)} scores, total {sum(int(d.get('total', 0)) for d in doc)}"
+    if "scores" in doc:
+        return f"{len(doc['scores'])} scores, total {sum(int(d.get('total', 0)) for d in doc['scores'])}"
     for key in ("distinct", "length", "solved"):
         if key in doc:
             return f"{key}={doc[key]}"

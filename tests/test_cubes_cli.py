@@ -107,7 +107,7 @@ def test_ga_json_contract_and_history(tmp_path, capsys):
     code, out, _ = run_cli(capsys, *common, "--generations", "4")
     first = json.loads(out)
     assert code == 0 and first["generation"] == 4 and first["backend"] == "cpu"
-    assert {"success", "generation", "evaluations_per_second", "best_cubes"} <= set(first)
+    assert {"solved", "generation", "evaluations_per_second", "best_cubes"} <= set(first)
     from puzzlebatch.results.store import ResultsStore
 
     with ResultsStore(out_file, "r") as store:
@@ -115,7 +115,7 @@ def test_ga_json_contract_and_history(tmp_path, capsys):
         assert list(items["generation"]) == [1, 2, 3, 4]
         assert items["fitness"].shape == (4, 32)
         assert list(items["best"]) == [float(v.max()) for v in items["fitness"]]
-    assert first["success"] is False and first["assembly"] is None  # 18 cubes cannot be placed in 4 generations
+    assert first["solved"] is False and first["assembly"] is None  # 18 cubes cannot be placed in 4 generations
     assert first["best_cubes"] <= 5
 
 
@@ -168,5 +168,5 @@ def test_ga_seed_layers_from_the_command_line(tmp_path, capsys):
     code, out, _ = run_cli(capsys, "cubes", "ga", "--figure", "2x2x2", "--seed", "5", "--population", "32",
                            "--backend", "cpu", "--seed-layers", "--out", str(tmp_path / "l.h5"), "--json")
     doc = json.loads(out)
-    assert code == 0 and doc["success"]
+    assert code == 0 and doc["solved"]
     assert doc["seeding"]["layer"] == "2x2x2 layer z=0" and doc["seeding"]["seeds"] >= 2

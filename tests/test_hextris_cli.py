@@ -42,15 +42,16 @@ def test_score_json_reproduces_the_reference(capsys, solutions_file):
                              "--backend", "cpu")
     assert code == 0
     doc = json.loads(out)
-    assert len(doc) == len(entries) + 2
-    for got, e in zip(doc, entries):
-        assert KEYS <= set(got) and got["backend"] == "cpu"
+    assert doc["command"] == "hextris score" and doc["backend"] == "cpu"
+    scores = doc["scores"]
+    assert len(scores) == len(entries) + 2 and doc["total"] == sum(s["total"] for s in scores)
+    for got, e in zip(scores, entries):
+        assert set(got) == KEYS
         assert (got["move_score"], got["power_score"], got["total"], got["end"]) == \
             (e["move_score"], e["power_score"], e["total"], e["end"])
-    assert doc[-2] | {"backend": None} == {"problemId": 0, "seed": 0, "tag": "bad-char", "move_score": 0,
-                                           "power_score": 0, "total": 0, "end": "error_invalid_char",
-                                           "backend": None}
-    assert (doc[-1]["end"], doc[-1]["total"]) == ("error_seed_not_in_problem", 0)
+    assert scores[-2] == {"problemId": 0, "seed": 0, "tag": "bad-char", "move_score": 0, "power_score": 0, "total": 0,
+                          "end": "error_invalid_char"}
+    assert (scores[-1]["end"], scores[-1]["total"]) == ("error_seed_not_in_problem", 0)
 
 
 def test_score_text_and_the_subprocess_entry_point(solutions_file):
@@ -118,10 +119,10 @@ def test_play_plays_every_seed_legally(capsys):
     code, out, err = run_cli(capsys, "hextris", "play", "21", "--player", "greedy", "--backend", "cpu", "--json")
     assert code == 0
     doc = json.loads(out)
-    assert doc["backend"] == "cpu" and len(doc["solutions"]) == 1
+    assert doc["backend"] == "cpu" and len(doc["entries"]) == 1
     from puzzlebatch.puzzles.hextris.model import load_phrases, official_problem, score_solution
 
-    s = doc["solutions"][0]
+    s = doc["entries"][0]
     score = score_solution(official_problem(21), s["seed"], s["solution"], load_phrases())
     assert score.end in ("out_of_units", "spawn_blocked") and score.move_score == doc["move_scores"][0] > 0
 
@@ -236,14 +237,14 @@ def test_play_out_interrupted_by_the_time_limit_then_resumed(tmp_path, capsys):
     resumed = json.loads(text)
     assert code == 0 and resumed["complete"] is True
     code, text, _ = run_cli(capsys, "hextris", "play", "21", "9", "--player", "greedy", "--backend", "cpu", "--json")
-    assert resumed["solutions"] == json.loads(text)["solutions"]
+    assert resumed["entries"] == json.loads(text)["entries"]
     from puzzlebatch.results.store import ResultsStore
 
     with ResultsStore(out, "r") as store:
         run = store.run(resumed["run_id"])
         items = run.items()
         assert run.attrs["status"] == "done" and run.attrs["backend"] == "cpu"
-        assert list(items["solution"]) == [s["solution"] for s in resumed["solutions"]]
+        assert list(items["solution"]) == [s["solution"] for s in resumed["entries"]]
         assert list(items["move_score"]) == resumed["move_scores"]
     code, _, err = run_cli(capsys, "hextris", "play", "21", "--player", "greedy", "--out", out, "--resume")
     assert code == 2 and "no unfinished play of problems [21]" in err

@@ -100,8 +100,8 @@ def test_play_cli_beam_one_seed_json(capsys, tmp_path):
                            "--keep", "3", "--backend", "cpu", "--json")
     assert code == 0
     doc = json.loads(out)
-    assert doc["backend"] == "cpu" and [s["seed"] for s in doc["solutions"]] == [0]
-    exact = score_solution(official_problem(11), 0, doc["solutions"][0]["solution"], load_phrases())
+    assert doc["backend"] == "cpu" and [s["seed"] for s in doc["entries"]] == [0]
+    exact = score_solution(official_problem(11), 0, doc["entries"][0]["solution"], load_phrases())
     assert exact.total == doc["scores"][0]["total"] > 0
 
 
@@ -109,7 +109,7 @@ def test_play_cli_out_then_resume_skips_finished_problems(capsys, tmp_path):
     out = tmp_path / "p.h5"
     code, text, _ = run_cli(capsys, "hextris", "play", "21", "--backend", "cpu", "--out", str(out), "--json")
     first = json.loads(text)
-    assert code == 0 and len(first["solutions"]) == 1
+    assert code == 0 and len(first["entries"]) == 1
     from puzzlebatch.results.store import ResultsStore
 
     with ResultsStore(out, "r") as store:
@@ -205,15 +205,15 @@ def test_play_cli_time_limit_holds_during_compilation():
                            "--backend", "cpu", "--json"], capture_output=True, text=True, timeout=900, env=env)
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
-    assert doc["backend"] == "cpu" and all(s["problemId"] == 24 for s in doc["solutions"])
+    assert doc["backend"] == "cpu" and all(s["problemId"] == 24 for s in doc["entries"])
     # either the limit stopped the worker (the program says so, the unfinished problem left out) or the player
     # finished the problem inside it (its own deadlines): then every seed has a solution
     problem = official_problem(24)
     if "puzzlebatch: time limit: 0 of 1 problems finished" in proc.stderr:
-        assert doc["solutions"] == []
+        assert doc["entries"] == []
     else:
-        assert sorted(s["seed"] for s in doc["solutions"]) == sorted(set(problem.source_seeds))
-    for s in doc["solutions"]:
+        assert sorted(s["seed"] for s in doc["entries"]) == sorted(set(problem.source_seeds))
+    for s in doc["entries"]:
         assert not score_solution(problem, s["seed"], s["solution"], load_phrases()).end.startswith("error")
 
 
@@ -272,7 +272,7 @@ def test_play_out_at_the_time_limit_records_an_unfinished_run_then_resumes(capsy
     finally:
         release.set()
     first = json.loads(text)
-    assert code == 0 and [s["problemId"] for s in first["solutions"]] == [21] and "time limit" in err
+    assert code == 0 and [s["problemId"] for s in first["entries"]] == [21] and "time limit" in err
     with ResultsStore(out, "r") as store:
         run = store.run(first["run_id"])
         assert run.attrs["status"] == "interrupted" and run.attrs["result"]["stopped"] == "time_limit"
@@ -282,7 +282,7 @@ def test_play_out_at_the_time_limit_records_an_unfinished_run_then_resumes(capsy
                             "--json")
     again = json.loads(text)
     assert code == 0 and again["run_id"] == first["run_id"]
-    assert sorted(s["problemId"] for s in again["solutions"]) == [21, 23]
+    assert sorted(s["problemId"] for s in again["entries"]) == [21, 23]
     with ResultsStore(out, "r") as store:
         run = store.run(first["run_id"])
         assert run.attrs["status"] == "done" and sorted(run.items()["problemId"].tolist()) == [21, 23]

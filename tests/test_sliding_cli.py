@@ -29,13 +29,18 @@ def test_solve_json_contract_and_picture(tmp_path, capsys):
     assert code == 0 and doc["solvable"] and doc["length"] == 31 and len(doc["moves"]) == 31
     assert doc["backend"] == "cpu" and doc["nodes"] > 0 and doc["seconds"] >= 0 and png.stat().st_size > 10_000
     code, out, _ = run_cli(capsys, "sliding", "replay", DOCUMENT_HARD, " ".join(map(str, doc["moves"])), "--json")
-    assert json.loads(out)["solved"]
+    replayed = json.loads(out)
+    assert replayed["solved"] and replayed["moves"] == doc["moves"] and replayed["length"] == 31
+    assert replayed["directions"] == doc["directions"]
+    code, out, _ = run_cli(capsys, "sliding", "replay", DOCUMENT_HARD, doc["directions"], "--json")
+    assert json.loads(out)["moves"] == doc["moves"]
 
 
 def test_unsolvable_is_an_answer_with_status_0(capsys):
     code, out, _ = run_cli(capsys, "sliding", "solve", "1 2 3 4 5 6 8 7 0", "--json")
     doc = json.loads(out)
     assert code == 0 and doc["solvable"] is False and "odd permutation" in doc["explanation"]
+    assert doc["solved"] is False and (doc["moves"], doc["length"]) == ([], 0)
     code, out, _ = run_cli(capsys, "sliding", "solve", "1 2 3 4 5 6 8 7 0")
     assert code == 0 and "unsolvable" in out
 
@@ -95,9 +100,10 @@ def test_solve_file_batch_store_and_resume(tmp_path, capsys):
     common = ["sliding", "solve", "--file", str(inst), "--goal", "blank-first", "--json", "--backend", "cpu",
               "--out", str(out_file), "--batch", "2"]
     code, out, _ = run_cli(capsys, *common)
-    docs = json.loads(out)
-    assert code == 0 and len(docs) == 6
-    assert [d["length"] for d in docs[:5]] == [dist[s] for s in picked[:5]] and docs[5]["solvable"] is False
+    summary = json.loads(out)
+    docs = summary["results"]
+    assert code == 0 and summary["instances"] == len(docs) == 6 and summary["solved_count"] == 5
+    assert [d["length"] for d in docs[:5]] == [dist[s] for s in picked[:5]] and docs[5]["solved"] is False
     with h5py.File(out_file, "r") as f:
         run = f["runs"][list(f["runs"])[0]]
         assert run.attrs["n_committed"] == 6 and run.attrs["status"] == "done"
@@ -107,7 +113,7 @@ def test_solve_file_batch_store_and_resume(tmp_path, capsys):
         run.attrs["n_committed"] = 2
         run.attrs["status"] = "interrupted"
     code, out, _ = run_cli(capsys, *common, "--resume")
-    again = json.loads(out)
+    again = json.loads(out)["results"]
     assert [d["length"] for d in again] == [d["length"] for d in docs]
     assert [d["moves"] for d in again] == [d["moves"] for d in docs]
 

@@ -12,6 +12,7 @@ import sys
 from typing import Sequence
 
 from puzzlebatch.errors import BackendUnavailableError, PuzzleInputError
+from puzzlebatch.runners import options
 
 EXIT_BAD_INPUT = 2
 
@@ -86,7 +87,11 @@ def _run(argv: Sequence[str] | None) -> int:
         from puzzlebatch.outputs import check_cli_outputs
 
         check_cli_outputs(args)
-        code = int(args.func(args) or 0)
+        before = options.set_command(command_name(parser, args))
+        try:
+            code = int(args.func(args) or 0)
+        finally:
+            options.set_command(before)  # a job file's instance hands the name back to the job
         sys.stdout.flush()  # a closed pipe shows here, inside the handlers, not at exit
         return code
     except BrokenPipeError:
@@ -106,6 +111,19 @@ def _run(argv: Sequence[str] | None) -> int:
         where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
         print(f"puzzlebatch: error: {where}{_one_line(exc.strerror or exc)}", file=sys.stderr)
         return EXIT_BAD_INPUT
+
+
+def command_name(parser: argparse.ArgumentParser, args: argparse.Namespace) -> str:
+    """The words that chose the command, e.g. ``"snake solve"`` or ``"sliding pdb build"``: the ``command`` of its
+    JSON document."""
+    words = []
+    while True:
+        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        word = getattr(args, subs[0].dest, None) if subs else None
+        if word is None:
+            return " ".join(words)
+        words.append(word)
+        parser = subs[0].choices[word]
 
 
 def _silence_stdout() -> None:

@@ -19,8 +19,8 @@ def run(args) -> int:
 
         return run_show(args)
     desc = describe(args.file)
-    if args.json:
-        print_json(desc)
+    if args.json:  # the file's format version, apart from this document's own schema_version
+        print_json({("store_" + k if k in ("schema", "schema_version") else k): v for k, v in desc.items()})
     else:
         print(format_text(desc))
     return 0

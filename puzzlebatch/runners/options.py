@@ -17,24 +17,60 @@ def say(message: str) -> None:
     print(f"puzzlebatch: {message}", file=sys.stderr)
 
 
-def print_json(doc) -> None:
-    """Print the command's JSON document.  Every object carries ``seconds`` (the work, compiling excluded; the
-    verb's own measure when it has one) and ``compile_seconds`` (this command's compiling: 0 when every function
-    came from the disk cache); one with a ``backend`` also ``h2d_bytes``, ``d2h_bytes`` and ``launches`` (this
-    command's traffic with the device and its kernel launches, unless the verb reports its own)."""
-    if isinstance(doc, dict):
-        from puzzlebatch.jit.clock import command_timings
+#: the version of the ``--json`` document contract below (README, "JSON output"): raised when a shared key changes
+SCHEMA_VERSION = 1
 
-        timings = command_timings()
-        doc.setdefault("seconds", timings["seconds"])
-        doc["compile_seconds"] = timings["compile_seconds"]
-        if "backend" in doc:  # a command that ran kernels: what it moved to and from the device, and launched
-            from puzzlebatch.transfers import command_transfers
+_command: list[str | None] = [None]  # the command now running, e.g. "snake solve" (set by the application)
 
-            for key, value in command_transfers().items():
-                doc.setdefault(key, value)
-    json.dump(doc, sys.stdout, indent=2, default=_json_default)
+
+def set_command(name: str | None) -> str | None:
+    """Name the command now running (``"snake solve"``), the ``command`` of its JSON document; returns the name it
+    replaces (a command run by a command, a job file's instance, restores it afterwards)."""
+    before, _command[0] = _command[0], name
+    return before
+
+
+def current_command() -> str | None:
+    return _command[0]
+
+
+def print_json(doc: dict) -> None:
+    """Print the command's JSON document: one object, first ``command`` (the verb, e.g. ``"snake solve"``) and
+    ``schema_version`` (:data:`SCHEMA_VERSION`), then the verb's keys.  Every document carries ``backend`` (null
+    when the verb ran no kernels), ``seconds`` (the work, compiling excluded; the verb's own measure when it has
+    one) and ``compile_seconds`` (this command's compiling: 0 when every function came from the disk cache); one
+    with a backend also ``h2d_bytes``, ``d2h_bytes`` and ``launches`` (this command's traffic with the device and
+    its kernel launches, unless the verb reports its own).  Anything but a dict is refused (``TypeError``)."""
+    if not isinstance(doc, dict):
+        raise TypeError(f"print_json: a command prints one JSON object, not a {type(doc).__name__}")
+    for key in ("command", "schema_version"):
+        if key in doc:
+            raise ValueError(f"print_json: {key!r} is set here, not by the verb")
+    from puzzlebatch.jit.clock import command_timings
+
+    timings = command_timings()
+    out = {"command": current_command(), "schema_version": SCHEMA_VERSION, **doc}
+    out.setdefault("backend", None)
+    out.setdefault("seconds", timings["seconds"])
+    out["compile_seconds"] = timings["compile_seconds"]
+    if out["backend"] is not None:  # a command that ran kernels: what it moved to and from the device, and launched
+        from puzzlebatch.transfers import command_transfers
+
+        for key, value in command_transfers().items():
+            out.setdefault(key, value)
+    write_json(out)
+
+
+def write_json(value) -> None:
+    """Print any JSON value (numpy numbers and arrays included) on stdout: for output that is not a command's
+    ``--json`` document, such as the official solutions list ``hextris play`` prints."""
+    json.dump(value, sys.stdout, indent=2, default=_json_default)
     sys.stdout.write("\n")
+
+
+def size_text(size) -> str:
+    """A board's size as every JSON document spells it: ``"5x4"``, ``"3x3x3"`` (the sizes a command line takes)."""
+    return "x".join(str(int(v)) for v in size)
 
 
 def _json_default(obj):

@@ -59,3 +59,11 @@ def add_common(p) -> None:
                    help="cube set, one cube a line NUMBER;F0,...,F5 (default: the 27 cubes of the document)")
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
+
+
+def contract(doc: dict) -> dict:
+    """A result's JSON document in the shared names: ``cells`` are coordinates everywhere, so the figure's number of
+    cells is ``n_cells`` here (the stored result keeps its own keys)."""
+    doc = dict(doc)
+    doc["n_cells"] = doc.pop("cells")
+    return doc

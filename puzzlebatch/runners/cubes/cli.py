@@ -8,7 +8,7 @@ import numpy as np
 
 from puzzlebatch.errors import PuzzleInputError
 from puzzlebatch.runners.options import add_search_arguments, search_settings
-from puzzlebatch.runners.cubes.args import add_common, assembly_lines, cube_inputs, default_out, layers_text
+from puzzlebatch.runners.cubes.args import add_common, assembly_lines, contract, cube_inputs, default_out, layers_text
 
 
 
@@ -27,7 +27,7 @@ def run_solve(args) -> int:
 
     with open_pool(args.scheduler, args.backend, args.item_seconds) as pool:
         result = cubes.solve(figure, cube_set, backend, settings, order=args.order, pool=pool)
-    doc = result.to_json() | {"device": backend.device}
+    doc = contract(result.to_json()) | {"device": backend.device}
     if args.out:
         from puzzlebatch.results.store import ResultsStore
 
@@ -93,7 +93,7 @@ def run_count(args) -> int:
                                            order=args.order)
     except KeyboardInterrupt:
         return session.interrupted(f"puzzlebatch cubes count --figure {args.figure}")
-    doc = result.to_json() | {"device": backend.device}
+    doc = contract(result.to_json()) | {"device": backend.device}
     doc |= session.finish(result.to_json(), result.complete, rest, totals, result.seconds)
     out = doc["out"]
     if args.json:

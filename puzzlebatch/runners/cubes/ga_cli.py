@@ -87,7 +87,10 @@ def run_ga_cmd(args) -> int:
         return 130
     progress.close()
     recorder.commit(state)
-    doc = result.to_json() | {"device": backend.device, "out": str(out), "run_id": run.id}
+    from puzzlebatch.runners.cubes.args import contract
+
+    doc = contract(result.to_json()) | {"device": backend.device, "out": str(out), "run_id": run.id}
+    doc["solved"] = doc.pop("success")  # the shared name of a first-solution verb's answer
     run.set_result(result.to_json())
     run.finish("done" if result.success or state.generation >= config.generations else "interrupted",
                seconds=result.seconds)

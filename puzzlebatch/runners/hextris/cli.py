@@ -27,7 +27,9 @@ def run_score(args) -> int:
     backend = select_backend(args.backend)
     run = score_solutions(problems, entries, phrases, backend)
     if args.json:
-        print_json([s.to_json() | {"backend": run.backend} for s in run.scores])
+        print_json({"backend": run.backend, "device": backend.device, "seconds": run.seconds,
+                    "commands": run.commands, "scores": [s.to_json() for s in run.scores],
+                    "total": sum(s.total for s in run.scores)})
         return 0
     print(f"{'problem':>7} {'seed':>6} {'move':>7} {'power':>6} {'total':>7}  end{'':21} tag")
     for s in run.scores:
@@ -82,7 +84,8 @@ def run_show(args) -> int:
                                 f"units {game.units_locked}  move score {game.move_score}"))
     ps = 0 if game.errored else power_score(solution, load_phrases(args.phrases))
     total = 0 if game.errored else game.move_score + ps
-    doc = {"problemId": problem.id, "seed": seed, "width": problem.width, "height": problem.height,
+    doc = {"problemId": problem.id, "seed": seed, "size": f"{problem.width}x{problem.height}",
+           "width": problem.width, "height": problem.height,
            "units_locked": game.units_locked, "commands": game.commands, "move_score": game.move_score,
            "power_score": ps, "total": total, "end": END_NAMES[game.end]}
     caption = f"problem {problem.id} seed {seed}: {game.units_locked} units, score {total} ({END_NAMES[game.end]})"
@@ -137,7 +140,7 @@ def _open_play_run(args, problems: list[Problem], backend, params: dict):
 def run_play(args) -> int:
     import time
 
-    from puzzlebatch.runners.options import print_json
+    from puzzlebatch.runners.options import print_json, write_json
     from puzzlebatch.runners.engine.backend import select_backend
     from puzzlebatch.runners.hextris.playouts import GREEDY_WEIGHTS
     from puzzlebatch.runners.hextris.play_icfp2015 import GreedyPlayer, deadline
@@ -199,13 +202,13 @@ def run_play(args) -> int:
         store.close()
     if args.json:
         doc = {"backend": backend.name, "device": backend.device, "seconds": result.seconds,
-               "complete": result.complete, "solutions": result.solutions, "move_scores": result.move_scores,
+               "complete": result.complete, "entries": result.solutions, "move_scores": result.move_scores,
                "ends": result.ends}
         if run is not None:
             doc |= {"out": str(args.out), "run_id": run.id}
         print_json(doc)
         return 0
-    print_json(result.solutions)
+    write_json(result.solutions)  # the official solutions file
     print(f"{len(result.solutions)} games, move scores {sum(result.move_scores)} in total, "
           f"{result.seconds:.2f} s on {backend.name}", file=sys.stderr)
     return 0
@@ -222,7 +225,7 @@ def register(sub) -> None:
     p.add_argument("solutions", metavar="SOLUTIONS.json", help='[{"problemId", "seed", "tag", "solution"}, ...]')
     p.add_argument("--phrases", metavar="FILE", help="phrases of power, one a line (default: the 18 official)")
     p.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
-    p.add_argument("--json", action="store_true", help="print one JSON list")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
     p.set_defaults(func=run_score)
 
     p = verbs.add_parser("show", help="draw a board, or replay a solution (terminal, PNG, GIF)")

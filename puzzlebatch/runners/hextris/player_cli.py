@@ -348,7 +348,7 @@ def _own_process() -> bool:
 def _report(args, backend, weights, done, run, store, seconds, late) -> int:
     import sys
 
-    from puzzlebatch.runners.options import print_json
+    from puzzlebatch.runners.options import print_json, write_json
 
     if run is not None:
         # a run stopped by the time limit and resumed later holds the first part's rows already
@@ -370,14 +370,14 @@ def _report(args, backend, weights, done, run, store, seconds, late) -> int:
         doc = {"backend": backend.name, "device": backend.device, "seconds": seconds, "player": "beam",
                "beam": args.beam, "keep": args.keep, "weights": np.asarray(weights).tolist(),
                "stopped": "time_limit" if late else None,
-               "solutions": [d["entry"] for d in done],
+               "entries": [d["entry"] for d in done],
                "scores": [{k: d[k] for k in ("move_score", "power_score", "total", "end", "woven")}
                           | {"problemId": d["entry"]["problemId"], "seed": d["entry"]["seed"]} for d in done]}
         if run is not None:
             doc |= {"out": str(args.out), "run_id": run.id}
         print_json(doc)
         return 0
-    print_json([d["entry"] for d in done])
+    write_json([d["entry"] for d in done])  # the official solutions file
     print(f"{len(done)} games, total score {sum(d['total'] for d in done)} "
           f"(power {sum(d['power_score'] for d in done)}), {seconds:.2f} s on {backend.name}", file=sys.stderr)
     return 0

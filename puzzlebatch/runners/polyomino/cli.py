@@ -11,7 +11,7 @@ from puzzlebatch import limits as L
 from puzzlebatch.jit.clock import command_compile_seconds
 from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.errors import PuzzleInputError
-from puzzlebatch.runners.options import add_search_arguments, search_settings
+from puzzlebatch.runners.options import add_search_arguments, search_settings, size_text
 from puzzlebatch.runners.polyomino.args import mirror
 
 
@@ -75,7 +75,7 @@ def run_solve(args) -> int:
         res = RP.solve_packing(pk, backend, args.branch, not args.no_prune, args.heuristic,
                                search_settings(args, backend), pool=pool)
     doc = {"solved": res.solved, "placements": placements_json(pk, res.placements) if res.solved else [],
-           "board": list(pk.board.size), "pieces": [p.name for p in pk.pieces], "nodes": res.nodes,
+           "board": size_text(pk.board.size), "pieces": [p.name for p in pk.pieces], "nodes": res.nodes,
            "seconds": res.seconds, "compile_seconds": command_compile_seconds(), "backend": res.backend,
            "device": backend.device}
     if args.png and res.solved:
@@ -147,7 +147,7 @@ def run_count(args) -> int:
         pool.close()
         if pool.distributed:
             print("\n".join(pool.work.lines()), file=sys.stderr)
-    doc = res.to_json() | {"board": list(pk.board.size), "pieces": [p.name for p in pk.pieces],
+    doc = res.to_json() | {"board": size_text(pk.board.size), "pieces": [p.name for p in pk.pieces],
                            "device": backend.device, "compile_seconds": command_compile_seconds()}
     out = None
     if session is not None:
@@ -260,7 +260,8 @@ def run_levels(args) -> int:
             doc["file"] = str(path)
         docs.append(doc)
     if args.json:
-        print_json({"pieces": args.pieces, "difficulty": args.difficulty, "seed": args.seed, "levels": docs})
+        print_json({"board": size_text(pk.board.size), "pieces": args.pieces, "difficulty": args.difficulty,
+                    "seed": args.seed, "levels": docs, "backend": "cpu"})
     else:
         for doc in docs:
             print(f"level {doc['level']} ({doc['pieces_left']} pieces to place; one solution)"

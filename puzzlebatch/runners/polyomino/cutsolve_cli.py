@@ -29,7 +29,7 @@ def wants_cut(args) -> bool:
 
 
 def run_solve_cut(args) -> int:
-    from puzzlebatch.runners.options import print_json
+    from puzzlebatch.runners.options import print_json, size_text
     from puzzlebatch.puzzles.polyomino import packing as P
     from puzzlebatch.runners.polyomino import cutsolve as CS
     from puzzlebatch.runners.engine.backend import select_backend
@@ -48,7 +48,7 @@ def run_solve_cut(args) -> int:
     res = CS.solve_pieces(board, pieces, backend, seed=args.seed, time_limit=limit,
                           on_round=lambda r, b, n: progress.update(1))
     progress.close()
-    doc = {"solved": res.solved, "validated": res.validated, "method": "cut", "board": list(board.size),
+    doc = {"solved": res.solved, "validated": res.validated, "method": "cut", "board": size_text(board.size),
            "pieces": [p.name for p in pieces], "classes": res.classes, "nodes": res.nodes, "restarts": res.rounds,
            "proved_none": res.proved_none, "seconds": res.seconds, "backend": res.backend, "device": backend.device,
            "seed": args.seed,

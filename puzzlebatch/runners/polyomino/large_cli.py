@@ -16,6 +16,7 @@ import numpy as np
 from puzzlebatch import limits
 from puzzlebatch.jit.clock import command_compile_seconds
 from puzzlebatch.errors import PuzzleInputError
+from puzzlebatch.runners.options import size_text
 
 from puzzlebatch.runners.polyomino.args import pieces as piece_set, pieces_once_on_a_board, rect
 
@@ -53,7 +54,8 @@ def run_count_transfer(args) -> int:
     res = L.count_strip(pieces, wh[0], wh[1], backend, exact, on_progress=on_progress)
     progress.close()
     sys.set_int_max_str_digits(0)
-    doc = res.to_json() | {"pieces": [p.name for p in pieces], "device": backend.device}
+    doc = res.to_json() | {"board": size_text(res.board), "pieces": [p.name for p in pieces],
+                           "device": backend.device}
     if args.json:
         print_json(doc)
     else:
@@ -88,7 +90,7 @@ def run_solve_band(args) -> int:
         L.validate_tiling(pieces, w, h, res.placements)
         res.validated = True
     glyphs = P.glyphs_for(pieces)
-    doc = {"solved": res.solved, "validated": res.validated, "method": "band", "board": [w, h],
+    doc = {"solved": res.solved, "validated": res.validated, "method": "band", "board": size_text((w, h)),
            "pieces": [p.name for p in pieces], "bands": res.bands, "n_placements": len(res.placements),
            "seconds": res.seconds, "graph_seconds": res.graph_seconds, "backend": "cpu", "seed": args.seed}
     grid = None
@@ -130,7 +132,7 @@ def run_solve_classes(args) -> int:
     backend = select_backend(args.backend)
     # measured on random cuts: the most constrained cell is 3x (12x12) to 20x (16x16) faster than the first cell
     res = L.solve_cut(board, pieces, backend, "mrv" if args.branch == "first" else args.branch)
-    doc = {"solved": res.solved, "validated": res.solved, "method": "classes", "board": list(board.size),
+    doc = {"solved": res.solved, "validated": res.solved, "method": "classes", "board": size_text(board.size),
            "pieces": [p.name for p in pieces], "classes": res.classes, "nodes": res.nodes, "seconds": res.seconds,
            "compile_seconds": command_compile_seconds(), "backend": res.backend, "device": backend.device,
            "placements": [{"piece": pieces[k].name, "cells": sorted([int(x), int(y)] for x, y in cells)}
@@ -192,7 +194,7 @@ def run_generate(args) -> int:
     write_text(cut_path, json.dumps(cut_doc), "--out")
     if args.json:
         print_json({"pieces": [{"name": p.name, "cells": sorted(list(c) for c in p.cells)} for p in pieces],
-                    "board": list(board.size), "out": str(out), "cut": str(cut_path)})
+                    "board": size_text(board.size), "out": str(out), "cut": str(cut_path)})
     else:
         print(f"{len(pieces)} pieces of {a}-{b} cells cut from {args.random_cut} (seed {args.seed}): {out}; "
               f"the cut itself: {cut_path}")

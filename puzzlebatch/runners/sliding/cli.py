@@ -146,6 +146,14 @@ def _result_text(r) -> str:
             f"  blank: {r.directions or '-'}; {r.nodes:,} nodes, {r.seconds:.3f} s, {r.heuristic}, {r.backend}")
 
 
+def _solve_json(r) -> dict:
+    """A board's answer in the JSON contract: ``solved``, ``moves`` (the tiles moved; empty when unsolvable) and
+    ``length`` (their number)."""
+    moves = list(r.moves or [])
+    return r.to_json() | {"solved": bool(r.solvable), "moves": moves, "length": len(moves),
+                           "directions": r.directions or ""}
+
+
 def _check_max_len(args) -> None:
     if args.max_len < 1:
         raise PuzzleInputError(f"--max-len {args.max_len}: must be at least 1")
@@ -180,7 +188,7 @@ def run_solve(args) -> int:
     pdbs = _pdbs(args, board.rows, board.cols, heuristic, backend) if ok else None
     kernels = sliding.drivers(backend)
     r = sliding.solve(board, args.goal, heuristic, backend, pdbs=pdbs, max_len=args.max_len, kernels=kernels)
-    doc = r.to_json() | {"device": backend.device} | transfers_of(kernels)
+    doc = _solve_json(r) | {"device": backend.device} | transfers_of(kernels)
     if pdbs is not None:
         doc["partition"] = pdbs.name
     if args.png and r.solvable:
@@ -284,7 +292,9 @@ def _solve_file(args, size) -> int:
     if pool.distributed:
         _say("\n".join(pool.work.lines()))
     if args.json:
-        print_json([r.to_json() for r in results])
+        print_json({"instances": summary["instances"], "solved_count": summary["solved"], "nodes": summary["nodes"],
+                    "seconds": total_s, "backend": backend.name, "device": backend.device, "out": str(out),
+                    "run_id": run.id, "results": [_solve_json(r) for r in results], **traffic})
     else:
         for r in results:
             print(_result_text(r))
@@ -318,6 +328,8 @@ def _from_row(rows: dict, j: int, board: Board, goal: str, heuristic: str, backe
                        moves, dirs, int(rows["nodes"][j]), 0, None, float(rows["seconds"][j]), heuristic, backend)
 
 
+# -- replay ------------------------------------------------------------------------------------------------------
+
 def run_replay(args) -> int:
     from puzzlebatch.runners.options import print_json
 
@@ -347,8 +359,12 @@ def run_replay(args) -> int:
         raise PuzzleInputError(f"MOVES: move {done + 1}: {exc}") from None
     end = walk[-1]
     solved = end == goal_board(board.rows, board.cols, args.goal)
-    if args.json:
-        print_json({"board": end.text(), "moves": len(moves), "solved": solved, "goal": args.goal})
+    if args.json:  # the moves as tile numbers (as `solve` prints them) and as the blank's U/D/L/R
+        tiles = [a.tiles[b.blank] for a, b in zip(walk, walk[1:])]
+        dirs = "".join("UDLR"[[-board.cols, board.cols, -1, 1].index(b.blank - a.blank)]
+                       for a, b in zip(walk, walk[1:]))
+        print_json({"board": end.text(), "size": f"{board.rows}x{board.cols}", "goal": args.goal, "solved": solved,
+                    "moves": tiles, "length": len(tiles), "directions": dirs})
     else:
         print(end.pretty())
         print(f"{len(moves)} moves; {'solved' if solved else 'not the goal'} ({args.goal})")

@@ -56,12 +56,13 @@ def run_pdb_build(args) -> int:
         if res.name.endswith(".partial.h5"):
             _say(f"stopped after --max-layers; run again to resume ({res})")
             if args.json:
-                print_json({"partition": name, "complete": False, "partial": str(res)})
+                print_json({"partition": name, "size": f"{rows}x{cols}", "complete": False, "partial": str(res),
+                            "backend": backend.name})
             return 0
     dbs = sliding_pdb.load(rows, cols, name, folder)
     info = dbs.info()
     doc = {"partition": name, "size": f"{rows}x{cols}", "goal": "blank-first", "complete": True,
-           "cache_dir": str(folder), "built": built, "patterns": info}
+           "cache_dir": str(folder), "built": built, "patterns": info, "backend": backend.name}
     # the traffic of the builds this command ran (each table file keeps its own build's)
     doc |= {k: sum(p[k] for p in info if p["file"] in built) for k in transfers.KEYS}
     if args.json:
@@ -95,7 +96,7 @@ def _pdb_build_on_pool(args, rows, cols, name, pats, folder) -> int:
             _say(f"pattern {','.join(map(str, p))}: {res['file']} ({res['seconds']:.1f} s on {res['worker']})")
         _say("\n".join(pool.work.lines()))
     doc = {"partition": name, "size": f"{rows}x{cols}", "complete": not partial, "cache_dir": str(folder),
-           "built": built, "partial": partial}
+           "built": built, "partial": partial, "backend": args.backend}
     if not partial:
         doc["patterns"] = sliding_pdb.load(rows, cols, name, folder).info()
     if args.json:
@@ -105,9 +106,6 @@ def _pdb_build_on_pool(args, rows, cols, name, pats, folder) -> int:
     else:
         print(f"partition {name}: {len(built)} pattern database(s) built in {folder}")
     return 0
-
-
-# -- replay ------------------------------------------------------------------------------------------------------
 
 
 def register_pdb(verbs, parser_class) -> None:

@@ -53,6 +53,7 @@ def run_solve(args) -> int:
     with open_pool(args.scheduler, args.backend, args.item_seconds) as pool:
         result = snake.solve(chain, box, backend, search_settings(args, backend), pool=pool)
     doc = result.to_json()
+    doc["cells"] = result.cells or []  # (x, y, z) of cube 1..N; none when the chain does not fold
     doc["device"] = backend.device
     if args.png and result.solved:
         from puzzlebatch.results.pictures import draw_snake
