@@ -131,3 +131,14 @@ def test_errors_are_one_line_exit_2(args, message, tmp_path):
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0], proc.stderr
+
+
+def test_show_of_an_enumeration_without_solutions_is_one_line(tmp_path, capsys):
+    """3x3 cannot be tiled by tetrominoes: the stored enumeration has no rows, and show says so (exit 2)."""
+    out = tmp_path / "none.h5"
+    assert main(["polyomino", "count", "--board", "3x3", "--pieces", "tetrominoes", "--all", "--out", str(out),
+                 "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["solutions"] == 0
+    assert main(["polyomino", "show", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "stored no solution" in err[0]

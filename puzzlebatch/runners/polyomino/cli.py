@@ -215,7 +215,10 @@ def run_show(args) -> int:
         else:
             raise PuzzleInputError(f"show: {path} holds no polyomino enumeration (count --all --out FILE)")
         run = store.run(run_id)
-        rows = run.items()["solution"]
+        rows = run.items().get("solution", [])  # a run with no solution stored has no rows at all
+        if len(rows) == 0:
+            raise PuzzleInputError(f"show: run {run_id} of {path} stored no solution (the board has none, or the "
+                                   "enumeration stopped before the first)")
         if not 1 <= args.solution <= len(rows):
             raise PuzzleInputError(f"--solution: {args.solution} is not between 1 and {len(rows)}")
         pk = stored_packing(run)
