@@ -11,14 +11,29 @@ import os
 import sys
 from typing import Sequence
 
-from puzzlebatch.errors import BackendUnavailableError, PuzzleInputError
+from puzzlebatch.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, BackendUnavailableError, PuzzleInputError
 from puzzlebatch.runners import options
 
-EXIT_BAD_INPUT = 2
+
+class _HelpFormatter(argparse.HelpFormatter):
+    """Help that shows each option's default, unless its text already says it or there is none to show."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        default = action.default
+        if (default is None or default is False or default is argparse.SUPPRESS or "default" in text.lower()
+                or not action.option_strings or action.nargs == 0):
+            return text
+        return f"{text} (default: %(default)s)" if text else "(default: %(default)s)"
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse with one-line errors (no usage dump): ``puzzlebatch snake count: error: ...``."""
+    """argparse with one-line errors (no usage dump): ``puzzlebatch snake count: error: ...``; help texts show
+    the defaults (every subcommand's parser is one of these: the families create them with ``type(parent)``)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str):  # type: ignore[override]
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message} (see --help)\n")
@@ -102,7 +117,7 @@ def _run(argv: Sequence[str] | None) -> int:
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("puzzlebatch: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except MemoryError:
         print("puzzlebatch: error: out of memory (lower the sizes, or the limit PUZZLEBATCH_MAX_MEMORY)",
               file=sys.stderr)

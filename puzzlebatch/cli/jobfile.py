@@ -52,6 +52,7 @@ from typing import Any, Callable, NamedTuple
 from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.errors import PuzzleInputError
 from puzzlebatch.limits import CELLS, INSTANCES
+from puzzlebatch.errors import EXIT_INTERRUPTED
 
 try:  # Python 3.11+
     import tomllib
@@ -601,8 +602,8 @@ def _run_instances(job, argvs, path, run_id, done, interrupted_at, results, t0, 
             lg = st.run(run_id)
             if status != 0:
                 lg.set_result({"interrupted_at": i, "status": status})
-                lg.finish("interrupted" if status == 130 else "failed", seconds=work_clock() - t0)
-                if status == 130:  # Ctrl-C: the instance checkpointed itself; --resume continues it
+                lg.finish("interrupted" if status == EXIT_INTERRUPTED else "failed", seconds=work_clock() - t0)
+                if status == EXIT_INTERRUPTED:  # Ctrl-C: the instance checkpointed itself; --resume continues it
                     say(f"interrupted at instance {i + 1}; continue with: puzzlebatch run {job.path} --resume")
                     raise KeyboardInterrupt
                 raise JobError(f"{job.path}: instance {i + 1} ({' '.join(argv)}) stopped with status {status}; "

@@ -12,6 +12,15 @@ from puzzlebatch import limits as L
 from puzzlebatch.limits import DEFAULT_ITEM_SECONDS
 
 
+
+
+def add_backend_argument(p) -> None:
+    """``--backend auto|cpu|cuda`` (the one spelling every verb that runs kernels takes)."""
+    p.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto",
+                   help="where the kernels run: cuda (numba.cuda), cpu (numba, every core) or auto (cuda when a GPU "
+                        "is present; asking for cuda without one is an error, never a silent fallback)")
+
+
 def say(message: str) -> None:
     """One line of news on stderr (``puzzlebatch: ...``), apart from the command's output on stdout."""
     print(f"puzzlebatch: {message}", file=sys.stderr)

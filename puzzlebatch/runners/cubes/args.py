@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from puzzlebatch.runners.options import add_backend_argument
+
 from pathlib import Path
 
 import numpy as np
@@ -58,7 +60,7 @@ def add_common(p) -> None:
     p.add_argument("--cubes", metavar="FILE",
                    help="cube set, one cube a line NUMBER;F0,...,F5 (default: the 27 cubes of the document)")
     p.add_argument("--json", action="store_true", help="print one JSON document")
-    p.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
+    add_backend_argument(p)
 
 
 def contract(doc: dict) -> dict:

@@ -9,6 +9,7 @@ import numpy as np
 
 from puzzlebatch import limits as L
 from puzzlebatch.errors import PuzzleInputError
+from puzzlebatch.errors import EXIT_INTERRUPTED
 
 
 def _config(args):
@@ -84,7 +85,7 @@ def run_ga_cmd(args) -> int:
         run.finish("interrupted")
         store.close()
         print(f"puzzlebatch: interrupted; resume with the same arguments and --out {out} --resume", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     progress.close()
     recorder.commit(state)
     from puzzlebatch.runners.cubes.args import contract

@@ -16,6 +16,7 @@ from typing import Callable
 
 from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.errors import PuzzleInputError
+from puzzlebatch.errors import EXIT_INTERRUPTED
 
 
 @dataclass(frozen=True)
@@ -172,7 +173,7 @@ class CountSession:
         self.store.close()
         self.pool.close()
         print(f"puzzlebatch: interrupted; resume with: {resume_command} --out {self.out} --resume", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
 
     def finish(self, result: dict, complete: bool, rest, totals, seconds: float) -> dict:
         """Close the run: done with ``result``, or (stopped by ``--max-batches``) interrupted with the work left.

@@ -13,6 +13,8 @@ from puzzlebatch.errors import PuzzleInputError
 from puzzlebatch.runners.hextris.problems import resolve_problems
 from puzzlebatch.puzzles.hextris.model import (END_NAMES, IN_PROGRESS, Game, Problem, decode, load_json,
                                                load_phrases, power_score)
+from puzzlebatch.errors import EXIT_INTERRUPTED
+from puzzlebatch.runners.options import add_backend_argument
 
 
 # -- score ---------------------------------------------------------------------------------------------------------
@@ -184,7 +186,7 @@ def run_play(args) -> int:
             run.finish("interrupted", seconds=work_clock() - player.w0)
             store.close()
             print(f"puzzlebatch: interrupted; resume with --out {args.out} --resume", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     progress.close()
     result = player.result()
     if run is not None:
@@ -224,7 +226,7 @@ def register(sub) -> None:
                    help="problem JSON files, qualifier numbers 0..24, or 'all'")
     p.add_argument("solutions", metavar="SOLUTIONS.json", help='[{"problemId", "seed", "tag", "solution"}, ...]')
     p.add_argument("--phrases", metavar="FILE", help="phrases of power, one a line (default: the 18 official)")
-    p.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
+    add_backend_argument(p)
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.set_defaults(func=run_score)
 
@@ -236,9 +238,9 @@ def register(sub) -> None:
     p.add_argument("--png", "--svg", dest="png", metavar="FILE", help="draw the final board (.png or .svg)")
     p.add_argument("--gif", metavar="FILE", help="animate the game, one frame per locked unit")
     p.add_argument("--max-frames", type=L.positive_int, default=200, help="at most this many GIF frames (default 200)")
-    p.add_argument("--fps", type=L.positive_int, default=8)
+    p.add_argument("--fps", type=L.positive_int, default=8, help="frames per second of the GIF")
     p.add_argument("--steps", action="store_true", help="print the board after every locked unit")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
     p.set_defaults(func=run_show)
 
     p = verbs.add_parser("play", help="play every seed (beam player with phrases of power, or the greedy batch "
@@ -258,7 +260,7 @@ def register(sub) -> None:
     p.add_argument("--phrases", metavar="FILE", help="phrases of power, one a line (default: the 18 official)")
     p.add_argument("--no-phrases", action="store_true", help="do not weave phrases of power")
     p.add_argument("--tag", default=None, help="solution tag (default puzzlebatch-beam / puzzlebatch-greedy)")
-    p.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
+    add_backend_argument(p)
     p.add_argument("--json", action="store_true", help="also report the backend, time and move scores")
     p.add_argument("--out", metavar="FILE.h5", help="store the games (checkpoints while playing, results at the end)")
     p.add_argument("--resume", action="store_true", help="continue the unfinished play in --out")

@@ -40,6 +40,7 @@ from puzzlebatch.puzzles.hextris import rules
 from puzzlebatch.puzzles.hextris.encode import decode_commands
 from puzzlebatch.puzzles.hextris.model import Problem, load_problem
 from puzzlebatch.runners.engine.backend import Backend
+from puzzlebatch.runners.options import add_backend_argument
 
 #: units each game advances per kernel call: the granularity of the time limit
 CHUNK_UNITS = 25
@@ -255,7 +256,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-m", dest="megabytes", type=L.positive_seconds, metavar="MEGABYTES", help="memory limit")
     p.add_argument("-c", dest="cores", type=L.positive_int, metavar="CORES", help="processor cores to use")
     p.add_argument("-p", dest="phrases", action="append", default=[], metavar="PHRASE", help="a phrase of power")
-    p.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
+    add_backend_argument(p)
     p.add_argument("--tag", default="puzzlebatch-beam")
     return p
 

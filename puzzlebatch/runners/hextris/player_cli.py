@@ -16,6 +16,8 @@ from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.puzzles.hextris.model import Problem
 from puzzlebatch.runners.hextris import player as hextris_player
 from puzzlebatch.runners.hextris.problems import parse_problem_range
+from puzzlebatch.errors import EXIT_INTERRUPTED
+from puzzlebatch.runners.options import add_backend_argument
 
 
 def run_tune(args) -> int:
@@ -171,12 +173,12 @@ def register(verbs) -> None:
     p = verbs.add_parser("tune", help="tune the beam player's weights with the document's genetic algorithm")
     p.add_argument("--problems", default="0-24", help="qualifier problems, e.g. 0-24 or 1,3,5-7 (default 0-24)")
     p.add_argument("--seeds-per-problem", type=L.positive_int, default=1, help="training seeds per problem (default 1)")
-    p.add_argument("--generations", type=L.positive_int, default=5)
-    p.add_argument("--population", type=L.population, default=12)
-    p.add_argument("--elite", type=L.non_negative_int, default=4)
-    p.add_argument("--newcomers", type=L.non_negative_int, default=2)
-    p.add_argument("--gene-low", type=L.non_negative_int, default=0)
-    p.add_argument("--gene-high", type=L.non_negative_int, default=10)
+    p.add_argument("--generations", type=L.positive_int, default=5, help="generations of the genetic algorithm")
+    p.add_argument("--population", type=L.population, default=12, help="genomes per generation")
+    p.add_argument("--elite", type=L.non_negative_int, default=4, help="best genomes kept each generation")
+    p.add_argument("--newcomers", type=L.non_negative_int, default=2, help="random genomes added each generation")
+    p.add_argument("--gene-low", type=L.non_negative_int, default=0, help="smallest gene value")
+    p.add_argument("--gene-high", type=L.non_negative_int, default=10, help="largest gene value")
     p.add_argument("--p-major", type=L.probability, default=0.1,
                    help="chance of a major mutation per gene (default 0.1)")
     p.add_argument("--beam", type=L.positive_int, default=1, help="beam of the player during tuning (default 1)")
@@ -184,7 +186,7 @@ def register(verbs) -> None:
     p.add_argument("--fitness", choices=["move", "exact"], default="move",
                    help="move: planned move score; exact: move + power of the spelled solutions (default move)")
     p.add_argument("--seed", type=L.seed, default=0, help="the GA's random seed")
-    p.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
+    add_backend_argument(p)
     p.add_argument("--out", metavar="FILE.h5", help="record every genome played and checkpoint every generation")
     p.add_argument("--resume", action="store_true", help="continue the unfinished tuning run in --out")
     from puzzlebatch.runners.options import add_scheduler_arguments as add_scheduler
@@ -199,8 +201,8 @@ def register(verbs) -> None:
 
     p = verbs.add_parser("rank", help="rank solutions of the 25 problems on the 2015 qualifying leaderboard")
     p.add_argument("results", metavar="RESULTS.json", help="official solutions JSON")
-    p.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
-    p.add_argument("--json", action="store_true")
+    add_backend_argument(p)
+    p.add_argument("--json", action="store_true", help="print one JSON document")
     p.set_defaults(func=run_rank)
 
 
@@ -314,7 +316,7 @@ def run_play_beam(args, problems: list[Problem]) -> int:
             run.finish("interrupted", seconds=work_clock() - w0)
             store.close()
             print(f"puzzlebatch: interrupted; resume with --out {args.out} --resume", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     with lock:
         stopped[0] = True
     progress.close()

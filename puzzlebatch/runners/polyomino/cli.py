@@ -13,6 +13,8 @@ from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.errors import PuzzleInputError
 from puzzlebatch.runners.options import add_search_arguments, search_settings, size_text
 from puzzlebatch.runners.polyomino.args import mirror
+from puzzlebatch.errors import EXIT_INTERRUPTED
+from puzzlebatch.runners.options import add_backend_argument
 
 
 
@@ -141,7 +143,7 @@ def run_count(args) -> int:
         if session is not None:
             return session.interrupted(f"the same command (puzzlebatch polyomino {verb} ...)")
         print("puzzlebatch: interrupted (give --out FILE.h5 to be able to resume)", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     if session is None:
         progress.close()
         pool.close()
@@ -351,7 +353,7 @@ def _problem_args(p, board_default: str | None = None) -> None:
 
 
 def _search_args(p) -> None:
-    p.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
+    add_backend_argument(p)
     p.add_argument("--branch", choices=["first", "mrv", "enclosed", "auto"], default="first",
                    help="branch on the first empty cell (default, measured fastest on flat boards), the most "
                         "constrained item (mrv), the empty cell with fewest empty neighbours (enclosed), or the "
@@ -389,11 +391,11 @@ def register(sub) -> None:
     p.set_defaults(func=run_count)
 
     p = verbs.add_parser("show", help="draw a stored solution of a count --all run")
-    p.add_argument("file")
+    p.add_argument("file", help="the results file (.h5) or DLX file to read")
     p.add_argument("--run", help="run id (default: the latest enumeration)")
     p.add_argument("--solution", type=L.positive_int, default=1, help="which solution, 1-based (default 1)")
     p.add_argument("--png", "--svg", dest="png", metavar="FILE", help="also draw it as a picture")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
     p.set_defaults(func=run_show)
 
     lv = verbs.add_parser("levels", help="puzzle levels with a unique solution")
@@ -403,9 +405,9 @@ def register(sub) -> None:
     _problem_args(p, board_default="11x5")
     p.add_argument("--count", type=L.positive_int, default=1, help="how many levels")
     p.add_argument("--difficulty", type=L.positive_int, default=4, help="pieces left to place")
-    p.add_argument("--seed", type=L.seed, default=0)
+    p.add_argument("--seed", type=L.seed, default=0, help="random seed")
     p.add_argument("--out", help="directory for level-NNN.txt files (solve them with --level)")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
     from puzzlebatch.runners.options import add_scheduler_arguments as add_scheduler
 
     add_scheduler(p)
@@ -419,12 +421,13 @@ def register(sub) -> None:
     p.add_argument("--out", help="file (default: stdout)")
     p.set_defaults(func=run_dlx_export)
     p = dverbs.add_parser("solve", help="solve or count any exact-cover problem in DLX format")
-    p.add_argument("file")
+    p.add_argument("file", help="the results file (.h5) or DLX file to read")
     p.add_argument("--count", action="store_true", help="count every solution instead of finding one")
-    p.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
-    p.add_argument("--branch", choices=["first", "mrv", "enclosed", "auto"], default="mrv")
+    add_backend_argument(p)
+    p.add_argument("--branch", choices=["first", "mrv", "enclosed", "auto"], default="mrv",
+                   help="branching rule: the most constrained item (mrv), the first, or as for solve")
     add_search_arguments(p)
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
     p.set_defaults(func=run_dlx_solve)
 
     from puzzlebatch.runners.polyomino.large_cli import extend  # large boards: transfer, band, generate

@@ -252,7 +252,7 @@ def extend(verbs) -> None:
     p = verbs.add_parser("generate", help="random-cut puzzles: cut a board into random pieces (a piece file)")
     p.add_argument("--random-cut", required=True, metavar="WxH|BOARD", help="the board (or a mask file) to cut")
     p.add_argument("--sizes", default="4-6", metavar="A-B", help="piece sizes in cells (default 4-6)")
-    p.add_argument("--seed", type=limits.seed, default=0)
+    p.add_argument("--seed", type=limits.seed, default=0, help="random seed of the cut")
     p.add_argument("--out", required=True, metavar="PIECES.txt",
                    help="piece file for --pieces; the cut itself goes to PIECES.txt.cut.json")
     p.add_argument("--json", action="store_true", help="also print the pieces as JSON")

@@ -17,6 +17,8 @@ from puzzlebatch.runners.sliding.pdb_cli import register_pdb
 from puzzlebatch.transfers import transfers_of
 from puzzlebatch.puzzles.sliding.model import GOALS, Board, goal_board, parse_board, parse_size, read_instances, \
     replay, solvability
+from puzzlebatch.errors import EXIT_INTERRUPTED
+from puzzlebatch.runners.options import add_backend_argument
 
 
 
@@ -87,7 +89,7 @@ def run_bfs(args) -> int:
         store.close()
         _say(f"interrupted; resume with: puzzlebatch sliding bfs {rows}x{cols} --goal {args.goal} --out {out} "
              f"--resume")
-        return 130
+        return EXIT_INTERRUPTED
     progress.close()
     complete = sliding.bfs_done(state)
     result = sliding.bfs_result(state, backend)
@@ -279,7 +281,7 @@ def _solve_file(args, size) -> int:
         store.close()
         pool.close()
         _say(f"interrupted; resume with the same command and --out {out} --resume")
-        return 130
+        return EXIT_INTERRUPTED
     progress.close()
     pool.close()
     total_s = work_clock() - t0
@@ -384,11 +386,12 @@ def register(sub) -> None:
     p = verbs.add_parser("bfs", help="breadth-first search of a whole state space (up to 12 cells)")
     p.add_argument("size", help="RxC board, e.g. 3x3 or 3x4")
     _goal(p)
-    p.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
+    add_backend_argument(p)
     p.add_argument("--out", help="results file (default: results/sliding-bfs-RxC-<time>.h5)")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
     p.add_argument("--resume", action="store_true", help="continue the unfinished bfs in --out")
-    p.add_argument("--checkpoint-every", type=L.non_negative_seconds, default=60.0, metavar="SECONDS")
+    p.add_argument("--checkpoint-every", type=L.non_negative_seconds, default=60.0, metavar="SECONDS",
+                   help="save the search this often")
     p.add_argument("--max-layers", type=L.positive_int, help="stop after this many layers (resume later)")
     p.set_defaults(func=run_bfs)
 
@@ -402,7 +405,7 @@ def register(sub) -> None:
     p.add_argument("--partition", help="pattern-database partition, e.g. 6-6-3, 5-5-5, 7-8 (4x4), 6-6-6-6 (5x5)")
     p.add_argument("--cache-dir", help="where pattern databases are kept (default $PUZZLEBATCH_CACHE or "
                                        "~/.cache/puzzlebatch)")
-    p.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
+    add_backend_argument(p)
     p.add_argument("--max-len", type=L.positive_int, default=250, help="give up beyond this many moves (default 250)")
     p.add_argument("--batch", type=L.positive_int, help="instances per launch with --file (default: all at once)")
     p.add_argument("--out", help="results file for --file (default: results/sliding-solve-<time>.h5)")
@@ -411,15 +414,15 @@ def register(sub) -> None:
 
     add_scheduler(p)
     p.add_argument("--png", "--svg", dest="png", metavar="FILE", help="draw the solution path (.png or .svg)")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
     p.set_defaults(func=run_solve)
 
     register_pdb(verbs, type(sl))
 
     p = verbs.add_parser("replay", help="check a move sequence (tile numbers or U/D/L/R of the blank)")
-    p.add_argument("tiles")
+    p.add_argument("tiles", help="the start board, tiles in row order, 0 for the blank")
     p.add_argument("moves", help="e.g. \"5 6 7 4\" or UDLR")
-    p.add_argument("--size")
+    p.add_argument("--size", help="RxC when the tile count does not say it (default: the square it makes)")
     _goal(p)
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
     p.set_defaults(func=run_replay)

@@ -8,6 +8,8 @@ from puzzlebatch import transfers
 from puzzlebatch.puzzles.sliding.model import parse_size
 from puzzlebatch.runners.options import say as _say
 from puzzlebatch.runners.sliding.dist import PdbTask
+from puzzlebatch.errors import EXIT_INTERRUPTED
+from puzzlebatch.runners.options import add_backend_argument
 
 
 # -- pdb build ---------------------------------------------------------------------------------------------------------
@@ -50,7 +52,7 @@ def run_pdb_build(args) -> int:
         except KeyboardInterrupt:
             progress.close()
             _say("interrupted; run the same command again to resume from the last checkpoint")
-            return 130
+            return EXIT_INTERRUPTED
         progress.close()
         built.append(str(res))
         if res.name.endswith(".partial.h5"):
@@ -117,13 +119,14 @@ def register_pdb(verbs, parser_class) -> None:
     pv.required = True
     b = pv.add_parser("build", help="build a partition's databases (resumes an interrupted build)")
     b.add_argument("partition", help="e.g. 6-6-3, 5-5-5, 7-8 (4x4), 6-6-6-6 (5x5), 4-4 (3x3)")
-    b.add_argument("--size", default="4x4")
-    b.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
-    b.add_argument("--cache-dir")
+    b.add_argument("--size", default="4x4", help="board size RxC")
+    add_backend_argument(b)
+    b.add_argument("--cache-dir", help="folder of the databases (default: $PUZZLEBATCH_CACHE, else the puzzlebatch cache folder)")
     b.add_argument("--force", action="store_true", help="rebuild databases that exist")
-    b.add_argument("--checkpoint-every", type=L.non_negative_seconds, default=60.0, metavar="SECONDS")
+    b.add_argument("--checkpoint-every", type=L.non_negative_seconds, default=60.0, metavar="SECONDS",
+                   help="save a partial database this often")
     b.add_argument("--max-layers", type=L.positive_int,
                    help="stop after this many layers of one pattern (resume later)")
-    b.add_argument("--json", action="store_true")
+    b.add_argument("--json", action="store_true", help="print one JSON document")
     add_scheduler(b)  # one pattern per task
     b.set_defaults(func=run_pdb_build)

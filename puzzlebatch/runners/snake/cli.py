@@ -11,6 +11,7 @@ from puzzlebatch.errors import PuzzleInputError
 from puzzlebatch.runners.options import add_search_arguments, search_settings
 from puzzlebatch.puzzles.snake.model import SOURCE_CHAIN, Box, Chain, check_fits, default_box, parse_box, \
     parse_chain
+from puzzlebatch.runners.options import add_backend_argument
 
 
 
@@ -148,7 +149,7 @@ def _common(p, backend=True) -> None:
                         "3x3x3 chain")
     p.add_argument("--box", help="AxBxC target box (default: the n x n x n cube of the chain's length)")
     p.add_argument("--json", action="store_true", help="print one JSON document")
-    p.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
+    add_backend_argument(p)
     add_search_arguments(p)
 
 
@@ -177,8 +178,8 @@ def register(sub) -> None:
     p.set_defaults(func=run_count)
 
     p = verbs.add_parser("generate", help="random chains that fold into a box (random Hamiltonian paths)")
-    p.add_argument("--box", default="3x3x3")
-    p.add_argument("--seed", type=L.seed, default=0)
-    p.add_argument("--count", type=L.positive_int, default=1)
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--box", default="3x3x3", help="the box LxWxH the chain must fill")
+    p.add_argument("--seed", type=L.seed, default=0, help="random seed (chain k uses seed + k)")
+    p.add_argument("--count", type=L.positive_int, default=1, help="how many chains")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
     p.set_defaults(func=run_generate)
