@@ -78,9 +78,10 @@ def test_solve_json_and_picture(tmp_path, capsys):
     assert code == 0 and "folds into 3x3x3" in out and "z=2" in out
 
 
-def test_solve_unsolvable_is_an_answer(capsys):
+def test_solve_unsolvable_is_an_answer_with_status_1(capsys):
+    """Searched to the end, no folding: the answer is printed, and the exit status says "no solution" (1)."""
     code, out, _ = run_cli(capsys, "snake", "solve", "FFJFJFJFJFJF", "--box", "2x2x3", "--json")
-    assert code == 0 and json.loads(out)["solved"] is False
+    assert code == 1 and json.loads(out)["solved"] is False
 
 
 @pytest.mark.parametrize("args, words", [

@@ -54,7 +54,7 @@ def test_solve_text_and_impossible_figure(tmp_path, capsys):
     cubes = tmp_path / "males.txt"
     cubes.write_text("1;1,2,3,4,1,2\n2;2,2,2,2,2,2\n")
     code, out, _ = run_cli(capsys, "cubes", "solve", "--figure", "2x1x1", "--cubes", str(cubes), "--backend", "cpu")
-    assert code == 0 and "cannot be built" in out
+    assert code == 1 and "cannot be built" in out  # the whole tree searched: exit status 1
     code, out, _ = run_cli(capsys, "cubes", "solve", "--figure", "2x1x1", "--backend", "cpu")
     assert code == 0 and "one assembly" in out and "(1,0,0)" in out
 

@@ -53,6 +53,24 @@ def test_validation_names_key_and_line(tmp_path, text, line, words):
     assert "\n" not in msg
 
 
+@pytest.mark.parametrize("text, words", [
+    ('family = "snake"\nverb = "solve"\n[options]\nbox = "2x2x2"\n[instances]\nlist = ["FFJJ"]\n',
+     ["`snake solve --box 2x2x2 FFJJ`", "does not fill box 2x2x2"]),
+    ('family = "sliding"\nverb = "solve"\n[instances]\nlist = ["1 2 3 4 5 6 7 7 0"]\n', ["tile 7 appears twice"]),
+    ('family = "polyomino"\nverb = "solve"\n[options]\npieces = "nosuchset"\n[instances]\n'
+     'list = [{ board = "6x10" }]\n', ["nosuchset"]),
+    ('family = "hextris"\nverb = "play"\n[instances]\nlist = [{ problems = ["99"] }]\n', ["99"]),
+])
+def test_dry_run_runs_each_verbs_input_checks(tmp_path, text, words):
+    """Beyond the keys: a dry run parses every shown instance and runs the verb's own cheap checks (no search)."""
+    path = _write(tmp_path, text)
+    J.load(path, APP)  # a real run checks keys and options here, the inputs when each instance runs
+    with pytest.raises(J.JobError) as exc:
+        J.load(path, APP, dry_run=True)
+    msg = str(exc.value)
+    assert f"{path}, line " in msg and "instances" in msg and all(w in msg for w in words), msg
+
+
 def test_cli_errors_are_one_line_exit_2(tmp_path):
     bad = _write(tmp_path, 'family = "snake"\nverb = "count\n')
     for args in (["run", str(bad)], ["run", str(tmp_path / "missing.toml")]):

@@ -46,9 +46,10 @@ def test_solve_3d_and_text(capsys):
     assert sorted(set("".join(grid))) == sorted("FILNPTUVWXYZ")
 
 
-def test_unsolvable_exits_zero(capsys):
+def test_unsolvable_exits_one(capsys):
+    """5x4 cannot be tiled by the five tetrominoes (a checkerboard argument): searched to the end, exit 1."""
     code, out, _ = run_cli(capsys, "polyomino", "solve", "--board", "5x4", "--pieces", "tetrominoes", "--json")
-    assert code == 0 and json.loads(out)["solved"] is False and json.loads(out)["placements"] == []
+    assert code == 1 and json.loads(out)["solved"] is False and json.loads(out)["placements"] == []
 
 
 def test_count_json_contract_store_and_show(capsys, tmp_path):

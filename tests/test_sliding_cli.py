@@ -36,13 +36,13 @@ def test_solve_json_contract_and_picture(tmp_path, capsys):
     assert json.loads(out)["moves"] == doc["moves"]
 
 
-def test_unsolvable_is_an_answer_with_status_0(capsys):
+def test_unsolvable_is_an_answer_with_status_1(capsys):
     code, out, _ = run_cli(capsys, "sliding", "solve", "1 2 3 4 5 6 8 7 0", "--json")
     doc = json.loads(out)
-    assert code == 0 and doc["solvable"] is False and "odd permutation" in doc["explanation"]
+    assert code == 1 and doc["solvable"] is False and "odd permutation" in doc["explanation"]
     assert doc["solved"] is False and (doc["moves"], doc["length"]) == ([], 0)
     code, out, _ = run_cli(capsys, "sliding", "solve", "1 2 3 4 5 6 8 7 0")
-    assert code == 0 and "unsolvable" in out
+    assert code == 1 and "unsolvable" in out
 
 
 @pytest.mark.parametrize("args, message", [

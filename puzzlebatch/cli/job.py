@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shlex
+
 
 def run_job(args) -> int:
     from puzzlebatch.runners.options import print_json
@@ -10,7 +12,7 @@ def run_job(args) -> int:
     job = J.load(args.job, J.Application(args.app_parser, args.app_main), dry_run=args.dry_run)
     if args.dry_run:  # counted, not built: only the first few instances are made and checked; nothing written
         doc = {"job": job.name, "family": job.family, "verb": " ".join(job.verb), "instances": job.count,
-               "commands": [" ".join(["puzzlebatch", *a]) for a in job.argvs]}
+               "commands": [shlex.join(["puzzlebatch", *a]) for a in job.argvs]}
         if args.json:
             print_json(doc)
         else:

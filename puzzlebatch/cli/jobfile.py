@@ -44,6 +44,7 @@ import io
 import json
 import os
 import re
+import shlex
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,7 +53,7 @@ from typing import Any, Callable, NamedTuple
 from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.errors import PuzzleInputError
 from puzzlebatch.limits import CELLS, INSTANCES
-from puzzlebatch.errors import EXIT_INTERRUPTED
+from puzzlebatch.errors import EXIT_INTERRUPTED, EXIT_NO_SOLUTION, EXIT_OK
 
 try:  # Python 3.11+
     import tomllib
@@ -363,18 +364,20 @@ def _key_of(job: Job, key: str, instance: dict) -> str:
 
 
 def _check(job: Job, parser, argv: list[str], merged: dict, instance: dict):
-    """Parse ``argv`` with the verb's parser; an argparse error names the job key it came from."""
+    """Parse ``argv`` with the verb's parser (and, on a dry run, run the verb's cheap input checks: a bad instance
+    is found before anything runs); an error names the job key it came from."""
     messages: list[str] = []
 
     def error(message):
         messages.append(message)
         raise SystemExit(2)
 
+
     old = parser.error
     parser.error = error
     try:
         with contextlib.redirect_stderr(io.StringIO()):
-            return parser.parse_args(argv[1 + len(job.verb):])
+            ns = parser.parse_args(argv[1 + len(job.verb):])
     except SystemExit:
         message = messages[0] if messages else "invalid arguments"
         key = next((k for k in merged if f"--{k.replace('_', '-')}" in message or f"{k}" in message.split(":")[0]),
@@ -382,6 +385,13 @@ def _check(job: Job, parser, argv: list[str], merged: dict, instance: dict):
         raise job.error(_key_of(job, key, instance) if key else "options", message) from None
     finally:
         parser.error = old
+    check = getattr(ns, "check", None)  # a dry run also runs the verb's cheap input checks (no search)
+    if job.dry_run and check is not None:
+        try:
+            check(ns)
+        except PuzzleInputError as exc:
+            raise job.error("instances", f"`{shlex.join(argv)}`: {exc}") from None
+    return ns
 
 
 # ----------------------------------------------------------------------------- generators
@@ -588,7 +598,7 @@ def _run_instances(job, argvs, path, run_id, done, interrupted_at, results, t0, 
         argv = list(argv)
         if i == interrupted_at and "--resume" not in argv and _accepts_resume(job) and "--out" in argv:
             argv.append("--resume")
-        say(f"instance {i + 1}/{len(job.argvs)}: puzzlebatch {' '.join(argv)}")
+        say(f"instance {i + 1}/{len(job.argvs)}: {shlex.join(['puzzlebatch', *argv])}")
         out = io.StringIO()
         t = work_clock()
         with contextlib.redirect_stdout(out):
@@ -600,13 +610,13 @@ def _run_instances(job, argvs, path, run_id, done, interrupted_at, results, t0, 
             doc = {"output": text}
         with ResultsStore(path, "a") as st:
             lg = st.run(run_id)
-            if status != 0:
+            if status not in (EXIT_OK, EXIT_NO_SOLUTION):  # "no solution" is an instance's answer, kept as such
                 lg.set_result({"interrupted_at": i, "status": status})
                 lg.finish("interrupted" if status == EXIT_INTERRUPTED else "failed", seconds=work_clock() - t0)
                 if status == EXIT_INTERRUPTED:  # Ctrl-C: the instance checkpointed itself; --resume continues it
                     say(f"interrupted at instance {i + 1}; continue with: puzzlebatch run {job.path} --resume")
                     raise KeyboardInterrupt
-                raise JobError(f"{job.path}: instance {i + 1} ({' '.join(argv)}) stopped with status {status}; "
+                raise JobError(f"{job.path}: instance {i + 1} ({shlex.join(argv)}) stopped with status {status}; "
                                f"the {len(done) + len(results)} instance(s) before it are stored in {path}; "
                                "fix it and rerun with --resume")
             lg.append_items(instance=[i], status=[status], seconds=[work_clock() - t], result=[dumps(doc)])

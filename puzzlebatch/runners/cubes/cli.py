@@ -9,6 +9,7 @@ import numpy as np
 from puzzlebatch.errors import PuzzleInputError
 from puzzlebatch.runners.options import add_search_arguments, search_settings
 from puzzlebatch.runners.cubes.args import add_common, assembly_lines, contract, cube_inputs, default_out, layers_text
+from puzzlebatch.errors import EXIT_NO_SOLUTION
 
 
 
@@ -60,7 +61,7 @@ def run_solve(args) -> int:
     else:
         print(f"figure {figure} cannot be built from these {len(cube_set)} cubes: the whole search tree "
               f"({result.nodes} nodes) holds no assembly (searched on {backend.name})")
-    return 0
+    return 0 if result.solved else EXIT_NO_SOLUTION  # not solved: the whole tree was searched
 
 
 # -- count -------------------------------------------------------------------------------------------------------
@@ -131,14 +132,14 @@ def register(sub) -> None:
     from puzzlebatch.runners.options import add_scheduler_arguments as add_scheduler
 
     add_scheduler(p)  # the first assembly in DFS order, searched by the cluster
-    p.set_defaults(func=run_solve)
+    p.set_defaults(func=run_solve, check=cube_inputs)
 
     p = verbs.add_parser("count", help="count all assemblies and the distinct ones; store in HDF5")
     add_common(p)
     _search_knobs(p)
     p.add_argument("--out", help="results file (default: results/cubes-count-<time>.h5)")
     add_count_arguments(p)
-    p.set_defaults(func=run_count)
+    p.set_defaults(func=run_count, check=cube_inputs)
 
     from puzzlebatch.runners.cubes import ga_cli as cubes_ga_cli  # the GA verb lives in its own module
 

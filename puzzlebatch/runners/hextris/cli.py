@@ -228,7 +228,7 @@ def register(sub) -> None:
     p.add_argument("--phrases", metavar="FILE", help="phrases of power, one a line (default: the 18 official)")
     add_backend_argument(p)
     p.add_argument("--json", action="store_true", help="print one JSON document")
-    p.set_defaults(func=run_score)
+    p.set_defaults(func=run_score, check=lambda a: resolve_problems(a.problems))
 
     p = verbs.add_parser("show", help="draw a board, or replay a solution (terminal, PNG, GIF)")
     p.add_argument("problem", metavar="PROBLEM", help="a problem JSON file or a qualifier number 0..24")
@@ -269,7 +269,7 @@ def register(sub) -> None:
     from puzzlebatch.runners.options import add_scheduler_arguments as add_scheduler
 
     add_scheduler(p)  # beam player: one problem per task
-    p.set_defaults(func=run_play)
+    p.set_defaults(func=run_play, check=lambda a: resolve_problems(a.problems))
 
     from puzzlebatch.runners.hextris.player_cli import register as register_player_verbs
 

@@ -15,6 +15,7 @@ from puzzlebatch.runners.options import add_search_arguments, search_settings, s
 from puzzlebatch.runners.polyomino.args import mirror
 from puzzlebatch.errors import EXIT_INTERRUPTED
 from puzzlebatch.runners.options import add_backend_argument
+from puzzlebatch.errors import EXIT_NO_SOLUTION
 
 
 
@@ -22,6 +23,16 @@ def default_out(verb: str) -> Path:
     from puzzlebatch.outputs import default_result_file
 
     return default_result_file(f"polyomino-{verb}")
+
+
+def check_problem(args) -> None:
+    """The cheap checks of a packing problem (``run --dry-run``): the board or level and the pieces parse, without
+    building the exact-cover matrix."""
+    from puzzlebatch.puzzles.polyomino import packing as P
+    from puzzlebatch.puzzles.polyomino import shapes as S
+
+    S.load_pieces(args.pieces, unlimited=args.unlimited, mirror=mirror(args), count=args.copies)
+    P.parse_board(args.level, "--level") if args.level else P.parse_board(args.board)
 
 
 def load_packing(args):
@@ -96,7 +107,7 @@ def run_solve(args) -> int:
             print(f"picture: {doc['picture']}")
     else:
         print(f"no solution ({res.nodes} nodes searched in {res.seconds:.3f} s on {backend.name})")
-    return 0
+    return 0 if res.solved else EXIT_NO_SOLUTION  # not solved: the whole tree was searched
 
 
 # -- count -------------------------------------------------------------------------------------------------------
@@ -335,7 +346,7 @@ def run_dlx_solve(args) -> int:
             print(" ".join(opt))
     else:
         print(f"{path}: no solution")
-    return 0
+    return 0 if doc.get("solved", doc.get("solutions")) else EXIT_NO_SOLUTION
 
 
 # -- parser ------------------------------------------------------------------------------------------------------
@@ -380,7 +391,7 @@ def register(sub) -> None:
     from puzzlebatch.runners.options import add_scheduler_arguments as add_scheduler
 
     add_scheduler(p)  # the first solution in DFS order, searched by the cluster (--method search)
-    p.set_defaults(func=run_solve)
+    p.set_defaults(func=run_solve, check=check_problem)
 
     p = verbs.add_parser("count", help="count every solution and the distinct ones; --all stores them all")
     _problem_args(p)
@@ -388,7 +399,7 @@ def register(sub) -> None:
     p.add_argument("--out", help="HDF5 results file (default with --all: results/polyomino-all-<time>.h5)")
     p.add_argument("--all", action="store_true", help="store every solution in --out (item rows of placement ids; resumable)")
     add_count_arguments(p)
-    p.set_defaults(func=run_count)
+    p.set_defaults(func=run_count, check=check_problem)
 
     p = verbs.add_parser("show", help="draw a stored solution of a count --all run")
     p.add_argument("file", help="the results file (.h5) or DLX file to read")

@@ -19,7 +19,14 @@ from puzzlebatch.puzzles.sliding.model import GOALS, Board, goal_board, parse_bo
     replay, solvability
 from puzzlebatch.errors import EXIT_INTERRUPTED
 from puzzlebatch.runners.options import add_backend_argument
+from puzzlebatch.errors import EXIT_NO_SOLUTION
 
+
+
+def _check_board(args) -> None:
+    """The cheap checks of ``sliding solve`` (``run --dry-run``): the board parses (the file is read when solving)."""
+    if args.tiles:
+        parse_board(args.tiles, parse_size(args.size, "--size") if args.size else None, "TILES")
 
 
 def default_out(verb: str) -> Path:
@@ -206,7 +213,7 @@ def run_solve(args) -> int:
         print(_result_text(r))
         if "picture" in doc:
             print(f"picture: {doc['picture']}")
-    return 0
+    return 0 if r.solvable else EXIT_NO_SOLUTION  # unsolvable: the parity argument proves it
 
 
 def _solve_file(args, size) -> int:
@@ -415,7 +422,7 @@ def register(sub) -> None:
     add_scheduler(p)
     p.add_argument("--png", "--svg", dest="png", metavar="FILE", help="draw the solution path (.png or .svg)")
     p.add_argument("--json", action="store_true", help="print one JSON document")
-    p.set_defaults(func=run_solve)
+    p.set_defaults(func=run_solve, check=_check_board)
 
     register_pdb(verbs, type(sl))
 

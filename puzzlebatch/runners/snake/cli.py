@@ -12,6 +12,7 @@ from puzzlebatch.runners.options import add_search_arguments, search_settings
 from puzzlebatch.puzzles.snake.model import SOURCE_CHAIN, Box, Chain, check_fits, default_box, parse_box, \
     parse_chain
 from puzzlebatch.runners.options import add_backend_argument
+from puzzlebatch.errors import EXIT_NO_SOLUTION
 
 
 
@@ -72,7 +73,7 @@ def run_solve(args) -> int:
             print(f"picture: {doc['picture']}")
     else:
         print(f"chain {chain.letters} does not fold into {box} (searched {result.nodes} nodes on {backend.name})")
-    return 0
+    return 0 if result.solved else EXIT_NO_SOLUTION  # not solved: the whole tree was searched
 
 
 # -- count -------------------------------------------------------------------------------------------------------
@@ -166,7 +167,7 @@ def register(sub) -> None:
     from puzzlebatch.runners.options import add_scheduler_arguments as add_scheduler
 
     add_scheduler(p)
-    p.set_defaults(func=run_solve)
+    p.set_defaults(func=run_solve, check=_chain_and_box)
 
     p = verbs.add_parser("count", help="count all embeddings and the distinct foldings; store in HDF5")
     _common(p)
@@ -175,7 +176,7 @@ def register(sub) -> None:
                    help="also store every folding searched: item rows `cells` (cell of cube 1..N) and `weight` "
                         "(embeddings it stands for, with its symmetric images)")
     add_count_arguments(p)
-    p.set_defaults(func=run_count)
+    p.set_defaults(func=run_count, check=_chain_and_box)
 
     p = verbs.add_parser("generate", help="random chains that fold into a box (random Hamiltonian paths)")
     p.add_argument("--box", default="3x3x3", help="the box LxWxH the chain must fill")
