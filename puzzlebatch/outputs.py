@@ -129,7 +129,7 @@ def make_output_dir(path: str | os.PathLike, what: str = "output folder") -> Pat
 
 
 FILE_OPTIONS = ("png", "gif", "text", "save_weights")  # argparse dests of single output files
-FOLDER_OPTIONS = ("out", "cache_dir")  # outputs whose folder must exist (a file, or a folder made there)
+FOLDER_OPTIONS = ("out", "out_dir", "cache_dir")  # outputs whose folder must exist (a file, or a folder made there)
 
 
 def check_cli_outputs(args) -> None:

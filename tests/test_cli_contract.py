@@ -20,7 +20,7 @@ from puzzlebatch.runners.options import SCHEMA_VERSION, print_json
 # verbs that print no JSON document, and why
 EXEMPT = {
     "serve": "runs the web server until stopped; prints no document",
-    "polyomino dlx export": "writes the DLX text of a problem (to --out or stdout), not a result",
+    "polyomino dlx export": "writes the DLX text of a problem (to --text or stdout), not a result",
 }
 
 # (command, argv after `puzzlebatch`); {d} is the folder of the inputs made by the `inputs` fixture
@@ -50,7 +50,7 @@ CASES = [
                                    "--difficulty", "3", "--seed", "3", "--json"]),
     ("polyomino dlx solve", ["polyomino", "dlx", "solve", "{d}/p.dlx", "--backend", "cpu", "--json"]),
     ("polyomino dlx solve", ["polyomino", "dlx", "solve", "{d}/p.dlx", "--count", "--backend", "cpu", "--json"]),
-    ("polyomino generate", ["polyomino", "generate", "--random-cut", "6x5", "--sizes", "4-5", "--out",
+    ("polyomino generate", ["polyomino", "generate", "--random-cut", "6x5", "--sizes", "4-5", "--text",
                             "{d}/cut2.txt", "--json"]),
     ("hextris score", ["hextris", "score", "0", "{d}/solutions.json", "--backend", "cpu", "--json"]),
     ("hextris show", ["hextris", "show", "3", "--json"]),
@@ -103,8 +103,8 @@ def inputs(tmp_path_factory):
     for argv in (["snake", "count", "FJJJJJJF", "--box", "2x2x2", "--backend", "cpu", "--out", f"{d}/snake.h5"],
                  ["polyomino", "count", "--board", "2x4", "--pieces", "dominoes", "--unlimited", "--all",
                   "--backend", "cpu", "--out", f"{d}/all.h5"],
-                 ["polyomino", "generate", "--random-cut", "6x5", "--sizes", "4-5", "--out", f"{d}/cut.txt"],
-                 ["polyomino", "dlx", "export", "--board", "2x4", "--pieces", "dominoes", "--unlimited", "--out",
+                 ["polyomino", "generate", "--random-cut", "6x5", "--sizes", "4-5", "--text", f"{d}/cut.txt"],
+                 ["polyomino", "dlx", "export", "--board", "2x4", "--pieces", "dominoes", "--unlimited", "--text",
                   f"{d}/p.dlx"]):
         code, _, err = _run(argv)
         assert code == 0, (argv, err)

@@ -69,7 +69,7 @@ def test_scheduler_file_that_is_a_directory(tmp_path, capsys):
 @pytest.mark.parametrize("argv", [
     ["snake", "generate", "--seed", "-1"],
     ["polyomino", "levels", "generate", "--pieces", "iq-puzzler-pro", "--seed", "-1"],
-    ["polyomino", "generate", "--random-cut", "6x6", "--seed", "-1", "--out", "x.txt"],
+    ["polyomino", "generate", "--random-cut", "6x6", "--seed", "-1", "--text", "x.txt"],
     ["polyomino", "solve", "--board", "6x10", "--pieces", "pentominoes", "--seed", "-1"],
     ["cubes", "ga", "--figure", "2x2x2", "--seed", "-1"],
     ["hextris", "show", "1", "--seed", "-1"],
@@ -219,9 +219,9 @@ def test_job_outputs_inside_its_folder(tmp_path, capsys):
     ["cubes", "solve", "--figure", "2x2x1", "--png", "{blocked}/a.png"],
     ["hextris", "show", "1", "--png", "{blocked}/a.png"],
     ["hextris", "show", "1", "--gif", "{blocked}/a.gif", "--max-frames", "2"],
-    ["polyomino", "dlx", "export", "--board", "4x4", "--pieces", "dominoes", "--unlimited", "--out", "{blocked}/x"],
-    ["polyomino", "generate", "--random-cut", "6x6", "--out", "{blocked}/p.txt"],
-    ["polyomino", "levels", "generate", "--pieces", "iq-puzzler-pro", "--out", "{blocked}/levels"],
+    ["polyomino", "dlx", "export", "--board", "4x4", "--pieces", "dominoes", "--unlimited", "--text", "{blocked}/x"],
+    ["polyomino", "generate", "--random-cut", "6x6", "--text", "{blocked}/p.txt"],
+    ["polyomino", "levels", "generate", "--pieces", "iq-puzzler-pro", "--out-dir", "{blocked}/levels"],
     ["sliding", "pdb", "build", "4-4", "--size", "3x3", "--cache-dir", "{blocked}/cache"],
     ["snake", "count", "FJJJJJJF", "--box", "2x2x2", "--out", "{missing}/x.h5"],
 ])

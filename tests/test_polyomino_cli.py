@@ -110,7 +110,7 @@ def test_levels_generate_and_solve(capsys, tmp_path):
 def test_dlx_export_and_solve(capsys, tmp_path):
     f = tmp_path / "p.dlx"
     code, _, _ = run_cli(capsys, "polyomino", "dlx", "export", "--board", "15x4", "--pieces", "pentominoes",
-                         "--out", str(f))
+                         "--text", str(f))
     assert code == 0 and f.read_text().splitlines()[1].split("|")[0].count("#") == 12
     code, out, _ = run_cli(capsys, "polyomino", "dlx", "solve", str(f), "--count", "--json")
     assert code == 0 and json.loads(out)["solutions"] == 1472
@@ -143,3 +143,13 @@ def test_show_of_an_enumeration_without_solutions_is_one_line(tmp_path, capsys):
     assert main(["polyomino", "show", str(out)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "stored no solution" in err[0]
+
+
+@pytest.mark.parametrize("method", ["band", "cut", "classes"])
+def test_png_is_refused_not_ignored_by_the_methods_that_do_not_draw(capsys, tmp_path, method):
+    png = tmp_path / "x.png"
+    board = ["--board", "60x60", "--pieces", "dominoes", "--unlimited"] if method == "band" else \
+        ["--board", "6x10", "--pieces", "pentominoes"]
+    code, _, err = run_cli(capsys, "polyomino", "solve", *board, "--method", method, "--png", str(png))
+    assert code == 2 and f"--png: --method {method}" in err and len(err.strip().splitlines()) == 1
+    assert not png.exists()

@@ -113,7 +113,7 @@ def test_cli_generate_solve_back_and_errors(tmp_path, capsys):
 
     out = tmp_path / "cut.txt"
     assert main(["polyomino", "generate", "--random-cut", "14x12", "--sizes", "4-6", "--seed", "9",
-                 "--out", str(out)]) == 0
+                 "--text", str(out)]) == 0
     pieces = S.load_pieces(str(out))
     assert len(pieces) >= 30  # auto picks the cut search
     capsys.readouterr()

@@ -222,19 +222,19 @@ def test_cli_solve_band_and_generate(tmp_path):
     L.validate_tiling(unlimited("pentominoes"), 60, 60, placements)
     assert len((tmp_path / "t.txt").read_text().split()) == 60
     out = tmp_path / "cut.txt"
-    doc = json.loads(run_cli("generate", "--random-cut", "12x9", "--sizes", "4-6", "--seed", "4", "--out", str(out),
+    doc = json.loads(run_cli("generate", "--random-cut", "12x9", "--sizes", "4-6", "--seed", "4", "--text", str(out),
                              "--json").stdout)
     pieces = S.load_pieces(str(out))
     assert [p.name for p in pieces] == [d["name"] for d in doc["pieces"]]
     cutdoc = json.loads((tmp_path / "cut.txt.cut.json").read_text())
     assert sum(len(d["cells"]) for d in cutdoc["pieces"]) == 108
-    bad = run_cli("generate", "--random-cut", "12x9", "--sizes", "6-4", "--out", str(out), check=False)
+    bad = run_cli("generate", "--random-cut", "12x9", "--sizes", "6-4", "--text", str(out), check=False)
     assert bad.returncode == 2 and "--sizes" in bad.stderr
 
 
 def test_cli_generate_then_solve_back_by_classes(tmp_path):
     out = tmp_path / "cut.txt"
-    run_cli("generate", "--random-cut", "6x5", "--sizes", "3-4", "--seed", "5", "--out", str(out))
+    run_cli("generate", "--random-cut", "6x5", "--sizes", "3-4", "--seed", "5", "--text", str(out))
     doc = json.loads(run_cli("solve", "--board", "6x5", "--pieces", str(out), "--method", "classes", "--backend",
                              "cpu", "--json").stdout)
     pieces = S.load_pieces(str(out))

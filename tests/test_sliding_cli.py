@@ -131,3 +131,22 @@ def test_solve_builds_missing_databases_after_saying_so(capsys):
     code, out, err = run_cli(capsys, "sliding", "solve", DOCUMENT_HARD, "--heuristic", "pdb", "--partition", "4-4",
                              "--json")
     assert code == 0 and json.loads(out)["length"] == 31 and "building pattern database 3x3" in err
+
+
+def test_one_board_with_out_is_stored(capsys, tmp_path):
+    """``sliding solve BOARD --out F.h5`` stores the solution as a run of one item, as --file stores its rows."""
+    from puzzlebatch.puzzles.sliding.model import Board, goal_board, replay
+    from puzzlebatch.results.store import ResultsStore
+
+    out = tmp_path / "one.h5"
+    code, text, _ = run_cli(capsys, "sliding", "solve", "1 2 3 4 0 5", "--size", "2x3", "--out", str(out), "--json")
+    doc = json.loads(text)
+    assert code == 0 and doc["solved"] and doc["out"] == str(out)
+    with ResultsStore(out, "r") as store:
+        run = store.run(doc["run_id"])
+        assert (run.attrs["family"], run.attrs["algorithm"], run.attrs["status"]) == ("sliding", "solve", "done")
+        rows = run.items()
+        assert int(rows["length"][0]) == doc["length"] == len(doc["moves"])
+        moves = [int(m) for m in str(rows["moves"][0].decode() if isinstance(rows["moves"][0], bytes)
+                                     else rows["moves"][0]).split()]
+    assert replay(Board(2, 3, (1, 2, 3, 4, 0, 5)), moves)[-1] == goal_board(2, 3)  # the stored moves solve it

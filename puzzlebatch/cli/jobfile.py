@@ -454,7 +454,7 @@ def _polyomino_cuts(job: Job, gen: dict) -> Generated:
                 err = io.StringIO()
                 with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
                     status = cli_main(["polyomino", "generate", "--random-cut", board, "--sizes", sizes, "--seed",
-                                       str(seed + k), "--out", str(f)])
+                                       str(seed + k), "--text", str(f)])
                 if status != 0:
                     raise ValueError(err.getvalue().strip().removeprefix("puzzlebatch: error: "))
             out.append({"pieces": str(f), "board": board})

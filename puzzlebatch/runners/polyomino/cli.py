@@ -266,13 +266,13 @@ def run_levels(args) -> int:
         levels = RP.generate_levels(pk, args.count, args.difficulty, args.seed, pool=pool)
     from puzzlebatch.outputs import make_output_dir, write_text
 
-    out_dir = make_output_dir(args.out, "--out") if args.out else None
+    out_dir = make_output_dir(args.out_dir, "--out-dir") if args.out_dir else None
     docs = []
     for k, lv in enumerate(levels):
         text = grid_text(pk, lv.placed)
         doc = {"level": k + 1, "pieces_left": lv.left, "grid": text.splitlines()}
         if out_dir is not None:
-            path = write_text(out_dir / f"level-{k + 1:03d}.txt", text + "\n", "--out")
+            path = write_text(out_dir / f"level-{k + 1:03d}.txt", text + "\n", "--out-dir")
             doc["file"] = str(path)
         docs.append(doc)
     if args.json:
@@ -293,10 +293,10 @@ def run_dlx_export(args) -> int:
 
     pk = load_packing(args)
     text = write_dlx(pk.cover, f"{pk.board.label} with {args.pieces} (puzzlebatch)")
-    if args.out:
+    if args.text:
         from puzzlebatch.outputs import write_text
 
-        write_text(args.out, text, "--out")
+        write_text(args.text, text, "--text")
     else:
         sys.stdout.write(text)
     return 0
@@ -417,7 +417,7 @@ def register(sub) -> None:
     p.add_argument("--count", type=L.positive_int, default=1, help="how many levels")
     p.add_argument("--difficulty", type=L.positive_int, default=4, help="pieces left to place")
     p.add_argument("--seed", type=L.seed, default=0, help="random seed")
-    p.add_argument("--out", help="directory for level-NNN.txt files (solve them with --level)")
+    p.add_argument("--out-dir", metavar="DIR", help="directory for level-NNN.txt files (solve them with --level)")
     p.add_argument("--json", action="store_true", help="print one JSON document")
     from puzzlebatch.runners.options import add_scheduler_arguments as add_scheduler
 
@@ -429,7 +429,7 @@ def register(sub) -> None:
     dverbs.required = True
     p = dverbs.add_parser("export", help="write the packing as a DLX file (for dlx1 and friends)")
     _problem_args(p)
-    p.add_argument("--out", help="file (default: stdout)")
+    p.add_argument("--text", metavar="FILE", help="write the DLX text to FILE (default: stdout)")
     p.set_defaults(func=run_dlx_export)
     p = dverbs.add_parser("solve", help="solve or count any exact-cover problem in DLX format")
     p.add_argument("file", help="the results file (.h5) or DLX file to read")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from puzzlebatch.errors import PuzzleInputError
+from puzzlebatch.errors import EXIT_NO_SOLUTION, PuzzleInputError
 
 CUT_AUTO_PIECES = 30
 
@@ -74,4 +74,4 @@ def run_solve_cut(args) -> int:
     else:
         print(f"no solution found within --time-limit ({res.nodes} nodes in {res.seconds:.3f} s on {res.backend}); "
               "this does not prove that none exists")
-    return 0
+    return EXIT_NO_SOLUTION if res.proved_none else 0  # not found in time proves nothing: 0 with solved false

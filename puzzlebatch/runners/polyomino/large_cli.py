@@ -184,14 +184,14 @@ def run_generate(args) -> int:
     pieces = cut.piece_objects()
     from puzzlebatch.outputs import check_output, write_text
 
-    out = check_output(args.out, "--out")
+    out = check_output(args.text, "--text")
     header = f"; origin: random cut of {args.random_cut} into {a}-{b} cells, seed {args.seed} (puzzlebatch)\n"
-    write_text(out, header + S.write_pieces(pieces), "--out")
+    write_text(out, header + S.write_pieces(pieces), "--text")
     cut_path = out.with_suffix(out.suffix + ".cut.json") if out.suffix != ".json" else out.with_suffix(".cut.json")
     cut_doc = {"board": list(board.size), "sizes": [a, b], "seed": args.seed,
                "pieces": [{"name": p.name, "cells": [list(c) for c in cells]}
                           for p, cells in zip(pieces, cut.pieces)]}
-    write_text(cut_path, json.dumps(cut_doc), "--out")
+    write_text(cut_path, json.dumps(cut_doc), "--text")
     if args.json:
         print_json({"pieces": [{"name": p.name, "cells": sorted(list(c) for c in p.cells)} for p in pieces],
                     "board": size_text(board.size), "out": str(out), "cut": str(cut_path)})
@@ -241,6 +241,10 @@ def extend(verbs) -> None:
         if a.scheduler and method != "search":  # never ignore it silently
             raise PuzzleInputError(f"--scheduler: runs the exact-cover search only (--method search); this "
                                    f"puzzle is solved by --method {method} in this process")
+        if a.png and method != "search":  # refused before any work, never ignored
+            raise PuzzleInputError(f"--png: --method {method} prints its tiling as letters"
+                                   + (" (--text FILE writes it)" if method == "band" else "")
+                                   + "; pictures are drawn by --method search")
         if method == "classes":
             return run_solve_classes(a)
         if method == "cut":
@@ -253,7 +257,7 @@ def extend(verbs) -> None:
     p.add_argument("--random-cut", required=True, metavar="WxH|BOARD", help="the board (or a mask file) to cut")
     p.add_argument("--sizes", default="4-6", metavar="A-B", help="piece sizes in cells (default 4-6)")
     p.add_argument("--seed", type=limits.seed, default=0, help="random seed of the cut")
-    p.add_argument("--out", required=True, metavar="PIECES.txt",
+    p.add_argument("--text", required=True, metavar="PIECES.txt",
                    help="piece file for --pieces; the cut itself goes to PIECES.txt.cut.json")
     p.add_argument("--json", action="store_true", help="also print the pieces as JSON")
     p.set_defaults(func=run_generate)

@@ -200,6 +200,8 @@ def run_solve(args) -> int:
     doc = _solve_json(r) | {"device": backend.device} | transfers_of(kernels)
     if pdbs is not None:
         doc["partition"] = pdbs.name
+    if args.out:  # one board, stored as a run of one item (rows as `--file` stores them)
+        doc |= _store_one(args, board, r, heuristic, pdbs, backend, doc)
     if args.png and r.solvable:
         from puzzlebatch.results.sliding_pictures import draw_path
 
@@ -213,7 +215,27 @@ def run_solve(args) -> int:
         print(_result_text(r))
         if "picture" in doc:
             print(f"picture: {doc['picture']}")
+        if "out" in doc:
+            print(f"stored: {doc['out']} (run {doc['run_id']})")
     return 0 if r.solvable else EXIT_NO_SOLUTION  # unsolvable: the parity argument proves it
+
+
+def _store_one(args, board, r, heuristic, pdbs, backend, doc) -> dict:
+    """Store one board's optimal solution in ``--out``: a ``sliding solve`` run with the board as its instance
+    and one item row (``length`` -1 when unsolvable, ``nodes``, ``seconds``, ``moves``)."""
+    from puzzlebatch.results.store import ResultsStore
+
+    params = {"board": board.text(), "size": f"{board.rows}x{board.cols}", "goal": args.goal, "heuristic": heuristic,
+              "partition": pdbs.name if pdbs else None, "max_len": args.max_len}
+    with ResultsStore(args.out, "a") as store:
+        run = store.create_run("sliding", "solve", backend=backend.name, device=backend.device, seed=None,
+                               params=params, instances={"boards": np.array([board.tiles], np.int8)})
+        run.append_items(length=np.array([r.length if r.solvable else -1], np.int64),
+                         nodes=np.array([r.nodes], np.int64), seconds=np.array([r.seconds], np.float64),
+                         moves=np.array([" ".join(map(str, r.moves or []))], dtype=object))
+        run.set_result({k: doc[k] for k in ("solved", "length", "nodes", "seconds") if k in doc})
+        run.finish("done", seconds=r.seconds)
+        return {"out": str(args.out), "run_id": run.id}
 
 
 def _solve_file(args, size) -> int:
@@ -415,7 +437,8 @@ def register(sub) -> None:
     add_backend_argument(p)
     p.add_argument("--max-len", type=L.positive_int, default=250, help="give up beyond this many moves (default 250)")
     p.add_argument("--batch", type=L.positive_int, help="instances per launch with --file (default: all at once)")
-    p.add_argument("--out", help="results file for --file (default: results/sliding-solve-<time>.h5)")
+    p.add_argument("--out", metavar="FILE.h5", help="results file: the board's solution, or with --file every "
+                   "instance's (default with --file: results/sliding-solve-<time>.h5; one board: not stored)")
     p.add_argument("--resume", action="store_true", help="with --file: continue the unfinished run in --out")
     from puzzlebatch.runners.options import add_scheduler_arguments as add_scheduler
 
