@@ -184,7 +184,7 @@ def test_replay_problem_24_to_the_end(page, server, tmp_path, capsys):
                                 "solution": references()[(24, 18)]["solution"]}]))
     capsys.readouterr()
     assert main(["hextris", "score", "24", str(sol), "--json", "--backend", "cpu"]) == 0
-    [scored] = json.loads(capsys.readouterr().out)
+    [scored] = json.loads(capsys.readouterr().out)["scores"]  # one game scored
     assert total == scored["total"] == 306206
     assert page.inner_text("#rp-end-state") == scored["end"]
 
