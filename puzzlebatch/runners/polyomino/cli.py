@@ -10,12 +10,10 @@ import numpy as np
 from puzzlebatch import limits as L
 from puzzlebatch.jit.clock import command_compile_seconds
 from puzzlebatch.jit.clock import work_clock
-from puzzlebatch.errors import PuzzleInputError
+from puzzlebatch.errors import EXIT_INTERRUPTED, EXIT_NO_SOLUTION, PuzzleInputError
 from puzzlebatch.runners.options import add_search_arguments, search_settings, size_text
 from puzzlebatch.runners.polyomino.args import mirror
-from puzzlebatch.errors import EXIT_INTERRUPTED
 from puzzlebatch.runners.options import add_backend_argument
-from puzzlebatch.errors import EXIT_NO_SOLUTION
 
 
 

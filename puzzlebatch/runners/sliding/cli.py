@@ -10,16 +10,14 @@ import numpy as np
 from puzzlebatch import limits as L
 from puzzlebatch import transfers
 from puzzlebatch.jit.clock import work_clock
-from puzzlebatch.errors import PuzzleInputError
+from puzzlebatch.errors import EXIT_INTERRUPTED, EXIT_NO_SOLUTION, PuzzleInputError
 from puzzlebatch.runners.options import say as _say
 from puzzlebatch.runners.sliding.dist import SolveTask
 from puzzlebatch.runners.sliding.pdb_cli import register_pdb
 from puzzlebatch.transfers import transfers_of
 from puzzlebatch.puzzles.sliding.model import GOALS, Board, goal_board, parse_board, parse_size, read_instances, \
     replay, solvability
-from puzzlebatch.errors import EXIT_INTERRUPTED
 from puzzlebatch.runners.options import add_backend_argument
-from puzzlebatch.errors import EXIT_NO_SOLUTION
 
 
 
