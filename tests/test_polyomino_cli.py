@@ -52,6 +52,22 @@ def test_unsolvable_exits_one(capsys):
     assert code == 1 and json.loads(out)["solved"] is False and json.loads(out)["placements"] == []
 
 
+def test_every_exhaustive_method_exits_one_without_a_solution(capsys, tmp_path):
+    """The classes search and a DLX solve also search to the end: no solution is exit 1; a count that finds none
+    is done (exit 0), as ``polyomino count``."""
+    code, out, _ = run_cli(capsys, "polyomino", "solve", "--board", "5x4", "--pieces", "tetrominoes", "--method",
+                           "classes", "--backend", "cpu", "--json")
+    assert code == 1 and json.loads(out)["solved"] is False
+    f = tmp_path / "none.dlx"
+    code, _, _ = run_cli(capsys, "polyomino", "dlx", "export", "--board", "5x4", "--pieces", "tetrominoes",
+                         "--text", str(f))
+    assert code == 0
+    code, out, _ = run_cli(capsys, "polyomino", "dlx", "solve", str(f), "--backend", "cpu", "--json")
+    assert code == 1 and json.loads(out)["solved"] is False
+    code, out, _ = run_cli(capsys, "polyomino", "dlx", "solve", str(f), "--count", "--backend", "cpu", "--json")
+    assert code == 0 and json.loads(out)["solutions"] == 0
+
+
 def test_count_json_contract_store_and_show(capsys, tmp_path):
     h5 = tmp_path / "c.h5"
     code, out, _ = run_cli(capsys, "polyomino", "count", "--board", "15x4", "--pieces", "pentominoes", "--json",

@@ -344,7 +344,8 @@ def run_dlx_solve(args) -> int:
             print(" ".join(opt))
     else:
         print(f"{path}: no solution")
-    return 0 if doc.get("solved", doc.get("solutions")) else EXIT_NO_SOLUTION
+    # a count is done whatever it finds (as `polyomino count`); a solve that found none searched the whole tree
+    return 0 if args.count or doc["solved"] else EXIT_NO_SOLUTION
 
 
 # -- parser ------------------------------------------------------------------------------------------------------

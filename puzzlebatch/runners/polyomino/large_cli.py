@@ -15,7 +15,7 @@ import numpy as np
 
 from puzzlebatch import limits
 from puzzlebatch.jit.clock import command_compile_seconds
-from puzzlebatch.errors import PuzzleInputError
+from puzzlebatch.errors import EXIT_NO_SOLUTION, PuzzleInputError
 from puzzlebatch.runners.options import size_text
 
 from puzzlebatch.runners.polyomino.args import pieces as piece_set, pieces_once_on_a_board, rect
@@ -154,7 +154,7 @@ def run_solve_classes(args) -> int:
               f"{res.seconds:.3f} s on {res.backend} (+{command_compile_seconds():.1f} s compiling)")
     else:
         print(f"no solution ({res.nodes} nodes searched in {res.seconds:.3f} s on {res.backend})")
-    return 0
+    return 0 if res.solved else EXIT_NO_SOLUTION  # the exact-cover search over the classes ran to the end
 
 
 # -- generate --random-cut -----------------------------------------------------------------------------------------
