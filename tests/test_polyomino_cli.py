@@ -169,3 +169,16 @@ def test_png_is_refused_not_ignored_by_the_methods_that_do_not_draw(capsys, tmp_
     code, _, err = run_cli(capsys, "polyomino", "solve", *board, "--method", method, "--png", str(png))
     assert code == 2 and f"--png: --method {method}" in err and len(err.strip().splitlines()) == 1
     assert not png.exists()
+
+
+@pytest.mark.parametrize("option, method", [
+    (["--text", "{t}"], "search"), (["--band-heights", "3"], "search"), (["--time-limit", "5"], "search"),
+    (["--text", "{t}"], "cut"), (["--time-limit", "5"], "band"), (["--scheduler", "local:1"], "classes"),
+])
+def test_an_option_of_another_method_is_refused_not_ignored(capsys, tmp_path, option, method):
+    board = ["--board", "60x60", "--pieces", "dominoes", "--unlimited"] if method == "band" else \
+        ["--board", "6x10", "--pieces", "pentominoes"]
+    option = [o.replace("{t}", str(tmp_path / "t.txt")) for o in option]
+    code, _, err = run_cli(capsys, "polyomino", "solve", *board, "--method", method, *option)
+    assert code == 2 and err.startswith(f"puzzlebatch: error: {option[0]}: ") and f"--method {method}" in err, err
+    assert len(err.strip().splitlines()) == 1 and not (tmp_path / "t.txt").exists()

@@ -22,9 +22,23 @@ from puzzlebatch.runners.options import add_backend_argument
 
 
 def _check_board(args) -> None:
-    """The cheap checks of ``sliding solve`` (``run --dry-run``): the board parses (the file is read when solving)."""
+    """The cheap checks of ``sliding solve`` (``run --dry-run``): the board parses (the file is read when solving)
+    and ``--png`` can be drawn."""
+    _check_png(args)
     if args.tiles:
         parse_board(args.tiles, parse_size(args.size, "--size") if args.size else None, "TILES")
+
+
+def _check_png(args) -> None:
+    """``--png`` draws one board's solution path: refused with ``--file`` (never ignored) and for a suffix that
+    cannot be drawn, before any search."""
+    if not args.png:
+        return
+    if args.file:
+        raise PuzzleInputError("--png: draws one board's solution; with --file the solutions go to --out")
+    if Path(args.png).suffix.lower() not in (".png", ".svg"):
+        raise PuzzleInputError(f"--png: cannot draw {args.png!r}: unsupported suffix "
+                               f"{Path(args.png).suffix or '(none)'!r}, use .png or .svg")
 
 
 def default_out(verb: str) -> Path:
@@ -183,12 +197,10 @@ def run_solve(args) -> int:
         raise PuzzleInputError("solve: give TILES or --file, not both")
     if not args.file and not args.tiles:
         raise PuzzleInputError("solve: give TILES (e.g. \"8 6 7 2 5 4 3 0 1\") or --file INSTANCES.txt")
+    _check_png(args)  # before a long search
     if args.file:
         return _solve_file(args, size)
     board = parse_board(args.tiles, size, "TILES")
-    if args.png and Path(args.png).suffix.lower() not in (".png", ".svg"):  # fail before a long search
-        raise PuzzleInputError(f"--png: cannot draw {args.png!r}: unsupported suffix "
-                               f"{Path(args.png).suffix or '(none)'!r}, use .png or .svg")
     backend = select_backend(args.backend)
     heuristic = _heuristic(args, board.rows, board.cols)
     ok, _ = solvability(board, goal_board(board.rows, board.cols, args.goal))
@@ -441,7 +453,7 @@ def register(sub) -> None:
     from puzzlebatch.runners.options import add_scheduler_arguments as add_scheduler
 
     add_scheduler(p)
-    p.add_argument("--png", "--svg", dest="png", metavar="FILE", help="draw the solution path (.png or .svg)")
+    p.add_argument("--png", "--svg", dest="png", metavar="FILE", help="draw the board's solution path (.png or .svg; not with --file)")
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.set_defaults(func=run_solve, check=_check_board)
 
