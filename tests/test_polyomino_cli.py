@@ -113,7 +113,7 @@ def test_enumerate_all_then_show(capsys, tmp_path):
 
 def test_levels_generate_and_solve(capsys, tmp_path):
     code, out, _ = run_cli(capsys, "polyomino", "levels", "generate", "--pieces", "iq-puzzler-pro", "--count",
-                           "2", "--difficulty", "5", "--seed", "3", "--out", str(tmp_path), "--json")
+                           "2", "--difficulty", "5", "--seed", "3", "--out-dir", str(tmp_path), "--json")
     doc = json.loads(out)
     assert code == 0 and len(doc["levels"]) == 2
     level = doc["levels"][1]["file"]
@@ -141,6 +141,8 @@ def test_dlx_export_and_solve(capsys, tmp_path):
     (["count", "--board", "4x4", "--pieces", "soma"], "solid pieces on a 2D board"),
     (["count", "--board", "4x4", "--pieces", "dominoes", "--resume", "--out", "/nonexistent/x.h5"],
      "--resume: /nonexistent/x.h5 does not exist"),
+    # --out is a results file: a folder takes --out-dir, and a flag is never a prefix of a longer one
+    (["levels", "generate", "--pieces", "iq-puzzler-pro", "--out", "levels"], "unrecognized arguments: --out"),
 ])
 def test_errors_are_one_line_exit_2(args, message, tmp_path):
     proc = subprocess.run([sys.executable, "-m", "puzzlebatch", "polyomino", *args], capture_output=True,
