@@ -387,8 +387,11 @@ def _check(job: Job, parser, argv: list[str], merged: dict, instance: dict):
     if job.dry_run and check is not None:
         try:
             check(ns)
-        except PuzzleInputError as exc:
-            raise job.error("instances", f"`{shlex.join(argv)}`: {exc}") from None
+        except PuzzleInputError as exc:  # at the line of the job option it names first (``--png: ...``)
+            flag = (str(exc).split(":")[0].split() or [""])[0]
+            key = next((k for k in merged if k not in instance and flag == f"--{k.replace('_', '-')}"), None)
+            raise job.error(_key_of(job, key, instance) if key else "instances",
+                            f"`{shlex.join(argv)}`: {exc}") from None
     return ns
 
 

@@ -67,15 +67,23 @@ def _open_bfs_run(args, rows, cols, backend):
     return store, run, out
 
 
+def _check_bfs(args) -> tuple[int, int]:
+    """The cheap checks of ``sliding bfs`` (also ``run --dry-run``): the size, and a space small enough."""
+    from puzzlebatch.runners.sliding import solver as sliding
+
+    rows, cols = parse_size(args.size, "bfs size")
+    if rows * cols > sliding.BFS_MAX_CELLS:
+        sliding.bfs_start(rows, cols, args.goal)  # raises the one-line error
+    return rows, cols
+
+
 def run_bfs(args) -> int:
     from puzzlebatch.runners.options import print_json
     from puzzlebatch.runners.sliding import solver as sliding
     from puzzlebatch.runners.engine.backend import select_backend
     from puzzlebatch.runners.engine.progress import bar
 
-    rows, cols = parse_size(args.size, "bfs size")
-    if rows * cols > sliding.BFS_MAX_CELLS:
-        sliding.bfs_start(rows, cols, args.goal)  # raises the one-line error
+    rows, cols = _check_bfs(args)
     backend = select_backend(args.backend)
     store, run, out = _open_bfs_run(args, rows, cols, backend)
     state = None
@@ -432,7 +440,7 @@ def register(sub) -> None:
     p.add_argument("--checkpoint-every", type=L.non_negative_seconds, default=60.0, metavar="SECONDS",
                    help="save the search this often")
     p.add_argument("--max-layers", type=L.positive_int, help="stop after this many layers (resume later)")
-    p.set_defaults(func=run_bfs)
+    p.set_defaults(func=run_bfs, check=_check_bfs)
 
     p = verbs.add_parser("solve", help="optimal solutions by IDA*: one board, or a file of instances")
     p.add_argument("tiles", nargs="?", help="tiles in row order, 0 the blank, e.g. \"8 6 7 2 5 4 3 0 1\"")
