@@ -148,3 +148,17 @@ def test_generate_json(capsys):
     code, out, _ = run_cli(capsys, "snake", "count", doc["chains"][0]["segments"], "--box", "2x3x4", "--json",
                            "--out", os.path.join(os.environ.get("TMPDIR", "/tmp"), "gen-test.h5"))
     assert json.loads(out)["embeddings"] >= 1
+
+
+def test_every_warmup_command_parses(tmp_path):
+    """``warmup`` runs real command lines: each one is valid for its verb's parser (a renamed flag breaks it)."""
+    from puzzlebatch.cli import build_parser
+    from puzzlebatch.cli.warmup import FAMILIES, _tasks
+
+    parser = build_parser()
+    for family in FAMILIES:
+        for what, argv in _tasks(family, "cpu", tmp_path):
+            try:
+                parser.parse_args(argv)
+            except SystemExit:
+                pytest.fail(f"warmup {family} ({what}): {argv}")
