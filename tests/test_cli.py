@@ -99,6 +99,16 @@ def test_bad_input_is_one_line_and_exit_2(args, words, capsys):
     assert code == 2 and words in err and err.count("\n") == 1 and out == ""
 
 
+@pytest.mark.parametrize("flag", ["--png", "--run"])
+def test_show_refuses_what_only_a_stored_solution_uses(flag, tmp_path, capsys):
+    """``show --png`` or ``--run`` without ``--solution K``: one line, exit 2, never silently ignored."""
+    h5 = tmp_path / "r.h5"
+    h5.touch()  # checked before the file is read
+    code, out, err = run_cli(capsys, "show", str(h5), flag, str(tmp_path / "x.png") if flag == "--png" else "1")
+    assert code == 2 and f"{flag}: only with --solution" in err and err.count("\n") == 1 and out == ""
+    assert not (tmp_path / "x.png").exists()
+
+
 def test_argparse_errors_are_one_line_too():
     proc = subprocess.run([sys.executable, "-m", "puzzlebatch", "snake", "count", "--bogus"], capture_output=True,
                           text=True)
@@ -138,3 +148,17 @@ def test_generate_json(capsys):
     code, out, _ = run_cli(capsys, "snake", "count", doc["chains"][0]["segments"], "--box", "2x3x4", "--json",
                            "--out", os.path.join(os.environ.get("TMPDIR", "/tmp"), "gen-test.h5"))
     assert json.loads(out)["embeddings"] >= 1
+
+
+def test_every_warmup_command_parses(tmp_path):
+    """``warmup`` runs real command lines: each one is valid for its verb's parser (a renamed flag breaks it)."""
+    from puzzlebatch.cli import build_parser
+    from puzzlebatch.cli.warmup import FAMILIES, _tasks
+
+    parser = build_parser()
+    for family in FAMILIES:
+        for what, argv in _tasks(family, "cpu", tmp_path):
+            try:
+                parser.parse_args(argv)
+            except SystemExit:
+                pytest.fail(f"warmup {family} ({what}): {argv}")

@@ -53,22 +53,60 @@ def test_validation_names_key_and_line(tmp_path, text, line, words):
     assert "\n" not in msg
 
 
-@pytest.mark.parametrize("text, words", [
+@pytest.mark.parametrize("text, key, words", [
     ('family = "snake"\nverb = "solve"\n[options]\nbox = "2x2x2"\n[instances]\nlist = ["FFJJ"]\n',
-     ["`snake solve --box 2x2x2 FFJJ`", "does not fill box 2x2x2"]),
-    ('family = "sliding"\nverb = "solve"\n[instances]\nlist = ["1 2 3 4 5 6 7 7 0"]\n', ["tile 7 appears twice"]),
+     "instances", ["`snake solve --box 2x2x2 FFJJ`", "does not fill box 2x2x2"]),
+    ('family = "sliding"\nverb = "solve"\n[instances]\nlist = ["1 2 3 4 5 6 7 7 0"]\n', "instances",
+     ["tile 7 appears twice"]),
     ('family = "polyomino"\nverb = "solve"\n[options]\npieces = "nosuchset"\n[instances]\n'
-     'list = [{ board = "6x10" }]\n', ["nosuchset"]),
-    ('family = "hextris"\nverb = "play"\n[instances]\nlist = [{ problems = ["99"] }]\n', ["99"]),
+     'list = [{ board = "6x10" }]\n', "options.pieces", ["nosuchset"]),
+    ('family = "hextris"\nverb = "play"\n[instances]\nlist = [{ problems = ["99"] }]\n', "instances", ["99"]),
+    ('family = "sliding"\nverb = "bfs"\n[instances]\nlist = ["2x3", "4x4"]\n', "instances",
+     ["4x4", "too many"]),
+    ('family = "cubes"\nverb = "ga"\n[options]\nfigure = "2x1x1"\npopulation = 1\n', "options.population",
+     ["--population 1"]),
+    # an option the method would ignore is refused on the dry run too, not only when the instance runs
+    ('family = "polyomino"\nverb = "solve"\n[options]\npieces = "dominoes"\nunlimited = true\nmethod = "band"\n'
+     'png = "x.png"\n[instances]\nlist = [{ board = "60x60" }]\n', "options.png", ["--png: --method band"]),
 ])
-def test_dry_run_runs_each_verbs_input_checks(tmp_path, text, words):
-    """Beyond the keys: a dry run parses every shown instance and runs the verb's own cheap checks (no search)."""
+def test_dry_run_runs_each_verbs_input_checks(tmp_path, text, key, words):
+    """Beyond the keys: a dry run parses every shown instance and runs the verb's own cheap checks (no search); the
+    error is at the line of the job option it is about, else of the instances."""
     path = _write(tmp_path, text)
     J.load(path, APP)  # a real run checks keys and options here, the inputs when each instance runs
     with pytest.raises(J.JobError) as exc:
         J.load(path, APP, dry_run=True)
     msg = str(exc.value)
-    assert f"{path}, line " in msg and "instances" in msg and all(w in msg for w in words), msg
+    start = "[instances]" if key == "instances" else key.split(".")[-1] + " ="
+    line = 1 + next(n for n, ln in enumerate(text.splitlines()) if ln.startswith(start))
+    assert msg.startswith(f"{path}, line {line}: {key}: ") and all(w in msg for w in words), msg
+
+
+def test_dry_run_shows_shell_commands_and_stops_at_the_first_bad_instance(tmp_path, capsys):
+    """The commands are shown quoted for a shell (``shlex.join``): each line splits back into its argv; a bad
+    instance is one line naming it, exit 2, and nothing after it is shown."""
+    import shlex
+
+    good = _write(tmp_path, 'family = "sliding"\nverb = "solve"\n[options]\nsize = "2x3"\n[instances]\n'
+                            'list = ["1 2 3 4 0 5", "1 2 3 0 4 5"]\n')
+    assert main(["run", str(good), "--dry-run"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "puzzlebatch sliding solve --size 2x3 '1 2 3 4 0 5' --json"
+    assert [shlex.split(ln)[1:] for ln in lines] == J.load(good, APP).argvs
+    bad = _write(tmp_path, 'family = "sliding"\nverb = "solve"\n[options]\nsize = "2x3"\n[instances]\n'
+                           'list = ["1 2 3 4 0 5", "1 2 3 4 4 0", "1 2 3 4 5"]\n', "bad.toml")
+    assert main(["run", str(bad), "--dry-run"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.strip().splitlines()) == 1, err
+    assert "line 5: instances" in err and "'1 2 3 4 4 0'" in err and "tile 4 appears twice" in err, err
+
+
+def test_run_log_quotes_each_command_for_a_shell(tmp_path, capsys):
+    job = _write(tmp_path, 'family = "sliding"\nverb = "solve"\nbackend = "cpu"\n[options]\nsize = "2x3"\n'
+                           '[instances]\nlist = ["1 2 3 4 0 5"]\n')
+    assert main(["run", str(job)]) == 0
+    err = capsys.readouterr().err
+    assert "instance 1/1: puzzlebatch sliding solve --backend cpu --size 2x3 '1 2 3 4 0 5' --json" in err, err
 
 
 def test_cli_errors_are_one_line_exit_2(tmp_path):

@@ -52,6 +52,22 @@ def test_unsolvable_exits_one(capsys):
     assert code == 1 and json.loads(out)["solved"] is False and json.loads(out)["placements"] == []
 
 
+def test_every_exhaustive_method_exits_one_without_a_solution(capsys, tmp_path):
+    """The classes search and a DLX solve also search to the end: no solution is exit 1; a count that finds none
+    is done (exit 0), as ``polyomino count``."""
+    code, out, _ = run_cli(capsys, "polyomino", "solve", "--board", "5x4", "--pieces", "tetrominoes", "--method",
+                           "classes", "--backend", "cpu", "--json")
+    assert code == 1 and json.loads(out)["solved"] is False
+    f = tmp_path / "none.dlx"
+    code, _, _ = run_cli(capsys, "polyomino", "dlx", "export", "--board", "5x4", "--pieces", "tetrominoes",
+                         "--text", str(f))
+    assert code == 0
+    code, out, _ = run_cli(capsys, "polyomino", "dlx", "solve", str(f), "--backend", "cpu", "--json")
+    assert code == 1 and json.loads(out)["solved"] is False
+    code, out, _ = run_cli(capsys, "polyomino", "dlx", "solve", str(f), "--count", "--backend", "cpu", "--json")
+    assert code == 0 and json.loads(out)["solutions"] == 0
+
+
 def test_count_json_contract_store_and_show(capsys, tmp_path):
     h5 = tmp_path / "c.h5"
     code, out, _ = run_cli(capsys, "polyomino", "count", "--board", "15x4", "--pieces", "pentominoes", "--json",
@@ -97,7 +113,7 @@ def test_enumerate_all_then_show(capsys, tmp_path):
 
 def test_levels_generate_and_solve(capsys, tmp_path):
     code, out, _ = run_cli(capsys, "polyomino", "levels", "generate", "--pieces", "iq-puzzler-pro", "--count",
-                           "2", "--difficulty", "5", "--seed", "3", "--out", str(tmp_path), "--json")
+                           "2", "--difficulty", "5", "--seed", "3", "--out-dir", str(tmp_path), "--json")
     doc = json.loads(out)
     assert code == 0 and len(doc["levels"]) == 2
     level = doc["levels"][1]["file"]
@@ -125,6 +141,8 @@ def test_dlx_export_and_solve(capsys, tmp_path):
     (["count", "--board", "4x4", "--pieces", "soma"], "solid pieces on a 2D board"),
     (["count", "--board", "4x4", "--pieces", "dominoes", "--resume", "--out", "/nonexistent/x.h5"],
      "--resume: /nonexistent/x.h5 does not exist"),
+    # --out is a results file: a folder takes --out-dir, and a flag is never a prefix of a longer one
+    (["levels", "generate", "--pieces", "iq-puzzler-pro", "--out", "levels"], "unrecognized arguments: --out"),
 ])
 def test_errors_are_one_line_exit_2(args, message, tmp_path):
     proc = subprocess.run([sys.executable, "-m", "puzzlebatch", "polyomino", *args], capture_output=True,
@@ -153,3 +171,16 @@ def test_png_is_refused_not_ignored_by_the_methods_that_do_not_draw(capsys, tmp_
     code, _, err = run_cli(capsys, "polyomino", "solve", *board, "--method", method, "--png", str(png))
     assert code == 2 and f"--png: --method {method}" in err and len(err.strip().splitlines()) == 1
     assert not png.exists()
+
+
+@pytest.mark.parametrize("option, method", [
+    (["--text", "{t}"], "search"), (["--band-heights", "3"], "search"), (["--time-limit", "5"], "search"),
+    (["--text", "{t}"], "cut"), (["--time-limit", "5"], "band"), (["--scheduler", "local:1"], "classes"),
+])
+def test_an_option_of_another_method_is_refused_not_ignored(capsys, tmp_path, option, method):
+    board = ["--board", "60x60", "--pieces", "dominoes", "--unlimited"] if method == "band" else \
+        ["--board", "6x10", "--pieces", "pentominoes"]
+    option = [o.replace("{t}", str(tmp_path / "t.txt")) for o in option]
+    code, _, err = run_cli(capsys, "polyomino", "solve", *board, "--method", method, *option)
+    assert code == 2 and err.startswith(f"puzzlebatch: error: {option[0]}: ") and f"--method {method}" in err, err
+    assert len(err.strip().splitlines()) == 1 and not (tmp_path / "t.txt").exists()

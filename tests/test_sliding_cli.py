@@ -56,6 +56,7 @@ def test_unsolvable_is_an_answer_with_status_1(capsys):
     (["replay", "1 2 3 4 5 6 7 0 8", "U X"], "move 2 'X'"),
     (["solve", "1 2 3 4 5 6 7 8 0", "--png", "x.gif"], "unsupported suffix"),
     (["solve", "1 2 3 4 5 6 7 8 0", "--heuristic", "nope"], "invalid choice"),
+    (["solve", "--file", "boards.txt", "--png", "x.png"], "--png: draws one board's solution"),  # never ignored
 ])
 def test_bad_input_is_one_line_exit_2(args, message, capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)

@@ -29,10 +29,13 @@ class _HelpFormatter(argparse.HelpFormatter):
 
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors (no usage dump): ``puzzlebatch snake count: error: ...``; help texts show
-    the defaults (every subcommand's parser is one of these: the families create them with ``type(parent)``)."""
+    the defaults; an option is its whole name, never a prefix (``--out`` is never taken for ``--out-dir``), so a
+    new option cannot change what an old command line means (every subcommand's parser is one of these: the
+    families create them with ``type(parent)``)."""
 
     def __init__(self, *args, **kwargs) -> None:
         kwargs.setdefault("formatter_class", _HelpFormatter)
+        kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
 
     def error(self, message: str):  # type: ignore[override]

@@ -51,9 +51,8 @@ from pathlib import Path
 from typing import Any, Callable, NamedTuple
 
 from puzzlebatch.jit.clock import work_clock
-from puzzlebatch.errors import PuzzleInputError
+from puzzlebatch.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_NO_SOLUTION, EXIT_OK, PuzzleInputError
 from puzzlebatch.limits import CELLS, INSTANCES
-from puzzlebatch.errors import EXIT_INTERRUPTED, EXIT_NO_SOLUTION, EXIT_OK
 
 try:  # Python 3.11+
     import tomllib
@@ -370,8 +369,7 @@ def _check(job: Job, parser, argv: list[str], merged: dict, instance: dict):
 
     def error(message):
         messages.append(message)
-        raise SystemExit(2)
-
+        raise SystemExit(EXIT_BAD_INPUT)
 
     old = parser.error
     parser.error = error
@@ -389,8 +387,11 @@ def _check(job: Job, parser, argv: list[str], merged: dict, instance: dict):
     if job.dry_run and check is not None:
         try:
             check(ns)
-        except PuzzleInputError as exc:
-            raise job.error("instances", f"`{shlex.join(argv)}`: {exc}") from None
+        except PuzzleInputError as exc:  # at the line of the job option it names first (``--png: ...``)
+            flag = (str(exc).split(":")[0].split() or [""])[0]
+            key = next((k for k in merged if k not in instance and flag == f"--{k.replace('_', '-')}"), None)
+            raise job.error(_key_of(job, key, instance) if key else "instances",
+                            f"`{shlex.join(argv)}`: {exc}") from None
     return ns
 
 
@@ -455,7 +456,7 @@ def _polyomino_cuts(job: Job, gen: dict) -> Generated:
                 with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
                     status = cli_main(["polyomino", "generate", "--random-cut", board, "--sizes", sizes, "--seed",
                                        str(seed + k), "--text", str(f)])
-                if status != 0:
+                if status != EXIT_OK:
                     raise ValueError(err.getvalue().strip().removeprefix("puzzlebatch: error: "))
             out.append({"pieces": str(f), "board": board})
         return out

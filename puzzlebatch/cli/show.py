@@ -14,7 +14,11 @@ def run(args) -> int:
 
     if not Path(args.file).exists():
         raise PuzzleInputError(f"{args.file}: no such file")
-    if args.solution is not None:  # draw one stored solution (polyomino enumerations)
+    if args.solution is None:  # what only a stored solution uses is refused, never ignored
+        for flag, value in (("--png", args.png), ("--run", args.run)):
+            if value is not None:
+                raise PuzzleInputError(f"{flag}: only with --solution K (a stored solution to draw)")
+    else:  # draw one stored solution (polyomino enumerations)
         from puzzlebatch.runners.polyomino.cli import run_show
 
         return run_show(args)

@@ -30,6 +30,14 @@ def _ops(args):
     return Operators(p_block=args.block, p_plane=args.plane, p_ruin=args.ruin, grow=args.grow)
 
 
+def _check_ga(args) -> None:
+    """The cheap checks of ``cubes ga`` (``run --dry-run``): the figure and cube set fit, the GA settings hold."""
+    from puzzlebatch.runners.cubes.args import cube_inputs
+
+    cube_inputs(args)
+    _config(args).check()
+
+
 def run_ga_cmd(args) -> int:
     from puzzlebatch.runners.options import print_json
     from puzzlebatch.runners.engine.ga_history import GARecorder, load_state
@@ -142,4 +150,4 @@ def register(verbs) -> None:
     p.add_argument("--resume", action="store_true", help="continue the unfinished GA run in --out")
     p.add_argument("--checkpoint-every", type=L.non_negative_seconds, default=30.0, metavar="SECONDS",
                    help="commit history and save the population this often (default 30)")
-    p.set_defaults(func=run_ga_cmd)
+    p.set_defaults(func=run_ga_cmd, check=_check_ga)

@@ -35,7 +35,7 @@ import numpy as np
 
 from puzzlebatch import limits as L
 from puzzlebatch.jit.clock import work_clock
-from puzzlebatch.errors import BackendUnavailableError, PuzzleInputError
+from puzzlebatch.errors import EXIT_BAD_INPUT, BackendUnavailableError, PuzzleInputError
 from puzzlebatch.puzzles.hextris import rules
 from puzzlebatch.puzzles.hextris.encode import decode_commands
 from puzzlebatch.puzzles.hextris.model import Problem, load_problem
@@ -246,7 +246,7 @@ class BeamRun:
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str):  # type: ignore[override]
-        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message} (see --help)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -257,7 +257,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-c", dest="cores", type=L.positive_int, metavar="CORES", help="processor cores to use")
     p.add_argument("-p", dest="phrases", action="append", default=[], metavar="PHRASE", help="a phrase of power")
     add_backend_argument(p)
-    p.add_argument("--tag", default="puzzlebatch-beam")
+    p.add_argument("--tag", default="puzzlebatch-beam", help="the tag of every solution")
     return p
 
 
@@ -281,7 +281,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         player = BeamRun(problems, backend, args.seconds, args.phrases or None, args.tag, args.megabytes)
     except (PuzzleInputError, BackendUnavailableError) as exc:
         print(f"play_icfp2015: error: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_BAD_INPUT
     # The player runs in a worker thread so that the time limit holds even during a long step (numba compiling
     # the kernels on first use): at the limit the problems finished so far are printed and the process exits.
     worker = threading.Thread(target=player.run, daemon=True)

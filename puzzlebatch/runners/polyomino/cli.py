@@ -10,12 +10,10 @@ import numpy as np
 from puzzlebatch import limits as L
 from puzzlebatch.jit.clock import command_compile_seconds
 from puzzlebatch.jit.clock import work_clock
-from puzzlebatch.errors import PuzzleInputError
+from puzzlebatch.errors import EXIT_INTERRUPTED, EXIT_NO_SOLUTION, PuzzleInputError
 from puzzlebatch.runners.options import add_search_arguments, search_settings, size_text
 from puzzlebatch.runners.polyomino.args import mirror
-from puzzlebatch.errors import EXIT_INTERRUPTED
 from puzzlebatch.runners.options import add_backend_argument
-from puzzlebatch.errors import EXIT_NO_SOLUTION
 
 
 
@@ -346,7 +344,8 @@ def run_dlx_solve(args) -> int:
             print(" ".join(opt))
     else:
         print(f"{path}: no solution")
-    return 0 if doc.get("solved", doc.get("solutions")) else EXIT_NO_SOLUTION
+    # a count is done whatever it finds (as `polyomino count`); a solve that found none searched the whole tree
+    return 0 if args.count or doc["solved"] else EXIT_NO_SOLUTION
 
 
 # -- parser ------------------------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ import numpy as np
 
 from puzzlebatch import limits
 from puzzlebatch.jit.clock import command_compile_seconds
-from puzzlebatch.errors import PuzzleInputError
+from puzzlebatch.errors import EXIT_NO_SOLUTION, PuzzleInputError
 from puzzlebatch.runners.options import size_text
 
 from puzzlebatch.runners.polyomino.args import pieces as piece_set, pieces_once_on_a_board, rect
@@ -154,7 +154,7 @@ def run_solve_classes(args) -> int:
               f"{res.seconds:.3f} s on {res.backend} (+{command_compile_seconds():.1f} s compiling)")
     else:
         print(f"no solution ({res.nodes} nodes searched in {res.seconds:.3f} s on {res.backend})")
-    return 0
+    return 0 if res.solved else EXIT_NO_SOLUTION  # the exact-cover search over the classes ran to the end
 
 
 # -- generate --random-cut -----------------------------------------------------------------------------------------
@@ -204,6 +204,34 @@ def run_generate(args) -> int:
 
 
 # -- hooking into the polyomino verbs ------------------------------------------------------------------------------
+#: the options of ``polyomino solve`` that one method reads and the others would ignore (so they refuse them)
+_METHOD_OPTIONS = (("scheduler", "--scheduler", ("search",)), ("png", "--png", ("search",)),
+                   ("text", "--text", ("band",)), ("band_heights", "--band-heights", ("band",)),
+                   ("time_limit", "--time-limit", ("cut",)))
+
+
+def solve_method(a) -> str:
+    """The method ``polyomino solve`` runs (``--method``, or what ``auto`` picks), once every option given is
+    one it reads: an option of another method is refused in one line before any work, never ignored."""
+    from puzzlebatch.runners.polyomino import cutsolve_cli as CC
+
+    wh = rect(a.board) if not a.level else None
+    band = a.method == "band" or (a.method == "auto" and a.unlimited and wh is not None
+                                  and wh[0] * wh[1] > BAND_AUTO_CELLS)
+    method = "classes" if a.method == "classes" else "cut" if a.method == "cut" or (
+        a.method == "auto" and not band and CC.wants_cut(a)) else "band" if band else "search"
+    for dest, flag, methods in _METHOD_OPTIONS:
+        if getattr(a, dest, None) and method not in methods:
+            readers = " and ".join(f"--method {m}" for m in methods)
+            if flag == "--png":
+                why = f"--method {method} prints its tiling as letters" + (
+                    " (--text FILE writes it)" if method == "band" else "") + f"; pictures are drawn by {readers}"
+            else:
+                why = f"read by {readers} only; this puzzle is solved by --method {method}"
+            raise PuzzleInputError(f"{flag}: {why}")
+    return method
+
+
 def extend(verbs) -> None:
     """Add ``--method`` to ``count`` and ``solve`` and the ``generate`` verb (called from ``register``)."""
     count = verbs.choices["count"]
@@ -228,30 +256,23 @@ def extend(verbs) -> None:
     solve.add_argument("--band-heights", help="band: comma-separated band heights to try (default 3,4,5)")
     solve.add_argument("--seed", type=limits.seed, default=0, help="band, cut: random seed")
     solve.add_argument("--text", metavar="FILE", help="band: write the tiling as letters to FILE")
-    base_solve = solve.get_default("func")
+    base_solve, base_check = solve.get_default("func"), solve.get_default("check")
 
     def solve_dispatch(a):
-        wh = rect(a.board) if not a.level else None
-        band = a.method == "band" or (a.method == "auto" and a.unlimited and wh is not None
-                                      and wh[0] * wh[1] > BAND_AUTO_CELLS)
-        from puzzlebatch.runners.polyomino import cutsolve_cli as CC
-
-        method = "classes" if a.method == "classes" else "cut" if a.method == "cut" or (
-            a.method == "auto" and not band and CC.wants_cut(a)) else "band" if band else "search"
-        if a.scheduler and method != "search":  # never ignore it silently
-            raise PuzzleInputError(f"--scheduler: runs the exact-cover search only (--method search); this "
-                                   f"puzzle is solved by --method {method} in this process")
-        if a.png and method != "search":  # refused before any work, never ignored
-            raise PuzzleInputError(f"--png: --method {method} prints its tiling as letters"
-                                   + (" (--text FILE writes it)" if method == "band" else "")
-                                   + "; pictures are drawn by --method search")
+        method = solve_method(a)
         if method == "classes":
             return run_solve_classes(a)
         if method == "cut":
-            return CC.run_solve_cut(a)
-        return run_solve_band(a) if band else base_solve(a)
+            from puzzlebatch.runners.polyomino import cutsolve_cli as CC
 
-    solve.set_defaults(func=solve_dispatch)
+            return CC.run_solve_cut(a)
+        return run_solve_band(a) if method == "band" else base_solve(a)
+
+    def solve_check(a):  # ``run --dry-run``: the problem parses and no option is one the method would ignore
+        base_check(a)
+        solve_method(a)
+
+    solve.set_defaults(func=solve_dispatch, check=solve_check)
 
     p = verbs.add_parser("generate", help="random-cut puzzles: cut a board into random pieces (a piece file)")
     p.add_argument("--random-cut", required=True, metavar="WxH|BOARD", help="the board (or a mask file) to cut")

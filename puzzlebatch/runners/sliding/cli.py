@@ -10,23 +10,35 @@ import numpy as np
 from puzzlebatch import limits as L
 from puzzlebatch import transfers
 from puzzlebatch.jit.clock import work_clock
-from puzzlebatch.errors import PuzzleInputError
+from puzzlebatch.errors import EXIT_INTERRUPTED, EXIT_NO_SOLUTION, PuzzleInputError
 from puzzlebatch.runners.options import say as _say
 from puzzlebatch.runners.sliding.dist import SolveTask
 from puzzlebatch.runners.sliding.pdb_cli import register_pdb
 from puzzlebatch.transfers import transfers_of
 from puzzlebatch.puzzles.sliding.model import GOALS, Board, goal_board, parse_board, parse_size, read_instances, \
     replay, solvability
-from puzzlebatch.errors import EXIT_INTERRUPTED
 from puzzlebatch.runners.options import add_backend_argument
-from puzzlebatch.errors import EXIT_NO_SOLUTION
 
 
 
 def _check_board(args) -> None:
-    """The cheap checks of ``sliding solve`` (``run --dry-run``): the board parses (the file is read when solving)."""
+    """The cheap checks of ``sliding solve`` (``run --dry-run``): the board parses (the file is read when solving)
+    and ``--png`` can be drawn."""
+    _check_png(args)
     if args.tiles:
         parse_board(args.tiles, parse_size(args.size, "--size") if args.size else None, "TILES")
+
+
+def _check_png(args) -> None:
+    """``--png`` draws one board's solution path: refused with ``--file`` (never ignored) and for a suffix that
+    cannot be drawn, before any search."""
+    if not args.png:
+        return
+    if args.file:
+        raise PuzzleInputError("--png: draws one board's solution; with --file the solutions go to --out")
+    if Path(args.png).suffix.lower() not in (".png", ".svg"):
+        raise PuzzleInputError(f"--png: cannot draw {args.png!r}: unsupported suffix "
+                               f"{Path(args.png).suffix or '(none)'!r}, use .png or .svg")
 
 
 def default_out(verb: str) -> Path:
@@ -55,15 +67,23 @@ def _open_bfs_run(args, rows, cols, backend):
     return store, run, out
 
 
+def _check_bfs(args) -> tuple[int, int]:
+    """The cheap checks of ``sliding bfs`` (also ``run --dry-run``): the size, and a space small enough."""
+    from puzzlebatch.runners.sliding import solver as sliding
+
+    rows, cols = parse_size(args.size, "bfs size")
+    if rows * cols > sliding.BFS_MAX_CELLS:
+        sliding.bfs_start(rows, cols, args.goal)  # raises the one-line error
+    return rows, cols
+
+
 def run_bfs(args) -> int:
     from puzzlebatch.runners.options import print_json
     from puzzlebatch.runners.sliding import solver as sliding
     from puzzlebatch.runners.engine.backend import select_backend
     from puzzlebatch.runners.engine.progress import bar
 
-    rows, cols = parse_size(args.size, "bfs size")
-    if rows * cols > sliding.BFS_MAX_CELLS:
-        sliding.bfs_start(rows, cols, args.goal)  # raises the one-line error
+    rows, cols = _check_bfs(args)
     backend = select_backend(args.backend)
     store, run, out = _open_bfs_run(args, rows, cols, backend)
     state = None
@@ -185,12 +205,10 @@ def run_solve(args) -> int:
         raise PuzzleInputError("solve: give TILES or --file, not both")
     if not args.file and not args.tiles:
         raise PuzzleInputError("solve: give TILES (e.g. \"8 6 7 2 5 4 3 0 1\") or --file INSTANCES.txt")
+    _check_png(args)  # before a long search
     if args.file:
         return _solve_file(args, size)
     board = parse_board(args.tiles, size, "TILES")
-    if args.png and Path(args.png).suffix.lower() not in (".png", ".svg"):  # fail before a long search
-        raise PuzzleInputError(f"--png: cannot draw {args.png!r}: unsupported suffix "
-                               f"{Path(args.png).suffix or '(none)'!r}, use .png or .svg")
     backend = select_backend(args.backend)
     heuristic = _heuristic(args, board.rows, board.cols)
     ok, _ = solvability(board, goal_board(board.rows, board.cols, args.goal))
@@ -422,7 +440,7 @@ def register(sub) -> None:
     p.add_argument("--checkpoint-every", type=L.non_negative_seconds, default=60.0, metavar="SECONDS",
                    help="save the search this often")
     p.add_argument("--max-layers", type=L.positive_int, help="stop after this many layers (resume later)")
-    p.set_defaults(func=run_bfs)
+    p.set_defaults(func=run_bfs, check=_check_bfs)
 
     p = verbs.add_parser("solve", help="optimal solutions by IDA*: one board, or a file of instances")
     p.add_argument("tiles", nargs="?", help="tiles in row order, 0 the blank, e.g. \"8 6 7 2 5 4 3 0 1\"")
@@ -443,7 +461,7 @@ def register(sub) -> None:
     from puzzlebatch.runners.options import add_scheduler_arguments as add_scheduler
 
     add_scheduler(p)
-    p.add_argument("--png", "--svg", dest="png", metavar="FILE", help="draw the solution path (.png or .svg)")
+    p.add_argument("--png", "--svg", dest="png", metavar="FILE", help="draw the board's solution path (.png or .svg; not with --file)")
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.set_defaults(func=run_solve, check=_check_board)
 
