@@ -123,7 +123,7 @@ def search_unit(rules: ModuleType, *, inline: bool = True, label: str | None = N
     import sys
 
     return jit.unit(label or family_label(rules), "cpu", rules=[rules], templates=[search, sys.modules[__name__]],
-                    inline=inline, aliases={"next_choice": "no_skip"})
+                    inline=inline, aliases={"next_choice": "no_skip", "leaf_count": "no_leaf_count"})
 
 
 @lru_cache(maxsize=None)

@@ -144,7 +144,7 @@ class PendingBatch:
 def search_unit(rules: ModuleType, label: str | None = None) -> jit.Unit:
     """The family's rules, the shared per-item DFS and the kernel, compiled together for CUDA."""
     return jit.unit(label or family_label(rules), "cuda", rules=[rules], templates=[search, sys.modules[__name__]],
-                    aliases={"next_choice": "no_skip"})
+                    aliases={"next_choice": "no_skip", "leaf_count": "no_leaf_count"})
 
 
 @lru_cache(maxsize=None)

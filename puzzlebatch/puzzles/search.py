@@ -18,6 +18,11 @@ Optionally a family may also give ``next_choice(state, depth, c, n, tables) -> i
 certainly fail without a call to ``apply`` for each (exact cover uses it to scan its candidate list).  Without it
 every choice is tried (:func:`no_skip`).
 
+And optionally ``leaf_count(state, depth, tables) -> int``: the number of solutions below a node that the family
+can count without applying its moves (exact cover: the chosen item's live options when each one of them completes
+the cover), or -1 to search on.  A count (no solutions to copy, none to stop at) asks it once at each node it
+enters; without it nothing is counted early (:func:`no_leaf_count`).
+
 A *work item* is a node and the first choice it still owns: ``(state, depth, lo)`` stands for the subtrees of
 choices ``lo, lo + 1, ...`` of that node.  The items of a frontier partition the tree, so their counts add up.
 :func:`dfs_item` is the explicit-stack DFS that one CPU iteration or one CUDA thread runs on an item, with a node
@@ -49,6 +54,11 @@ def no_skip(state, depth, c, n, tables):
     return c
 
 
+def no_leaf_count(state, depth, tables):
+    """The default ``leaf_count``: search every node."""
+    return -1
+
+
 def dfs_item(state, stack, root, lo, goal, budget, max_solutions, stop_after, solutions, out, tables):
     """Search the subtrees of choices ``lo..`` of the node ``state`` at depth ``root`` down to depth ``goal``.
 
@@ -62,6 +72,7 @@ def dfs_item(state, stack, root, lo, goal, budget, max_solutions, stop_after, so
     nodes = 0
     nsol = 0
     status = DONE
+    counting = max_solutions == 0 and stop_after == 0
     d = root
     stack[d] = lo
     while True:
@@ -83,6 +94,16 @@ def dfs_item(state, stack, root, lo, goal, budget, max_solutions, stop_after, so
                 status = BUDGET  # the buffer is full: hand back the rest like a budget stop
                 break
             continue
+        if counting and stack[d] == 0:
+            k = leaf_count(state, d, tables)
+            if k >= 0:
+                # The node's solutions are counted without applying its moves: back to the parent.
+                count += k
+                if d == root:
+                    break
+                d -= 1
+                undo(state, d, stack[d] - 1, tables)
+                continue
         m = n_choices(state, d, tables)
         c = next_choice(state, d, stack[d], m, tables)
         if c >= m:

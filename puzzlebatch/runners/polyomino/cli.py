@@ -329,9 +329,7 @@ def run_dlx_solve(args) -> int:
             totals, _ = BatchDFS(eng.problem, backend, search_settings(args, backend)).first()
             chosen = []
             if totals.solutions:
-                from puzzlebatch.puzzles.polyomino.cover import decode
-
-                chosen = [[ec.items[i] for i in ec.options[o]] for o in decode(eng.enc, totals.solutions[0])]
+                chosen = [[ec.items[i] for i in ec.options[o]] for o in eng.decode(totals.solutions[0])]
             doc |= {"solved": bool(chosen), "options_chosen": chosen, "nodes": totals.nodes}
     doc["seconds"] = work_clock() - t0
     if args.json:

@@ -10,6 +10,8 @@ import numpy as np
 from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.errors import PuzzleInputError
 from puzzlebatch.puzzles.polyomino import cover as C
+from puzzlebatch.puzzles.polyomino import mrv
+from puzzlebatch.puzzles.polyomino import mrv_rules
 from puzzlebatch.puzzles.polyomino import packing as P
 from puzzlebatch.puzzles.polyomino import rules
 from puzzlebatch.runners.engine.backend import Backend
@@ -21,32 +23,53 @@ DEFAULT_PRUNE = True
 DEFAULT_HEURISTIC = "none"
 
 
-def _host_rules():
+def _host_rules(module=rules):
     """The compiled rules, for host-side steps (the batch DFS's unit: nothing is compiled twice)."""
     from puzzlebatch.cpu_fallback.search import search_unit
 
-    return search_unit(rules)
+    return search_unit(module)
 
 
 @dataclass
 class Engine:
-    """An encoded exact cover ready for the batch DFS."""
+    """An encoded exact cover ready for the batch DFS.
+
+    ``rules`` is the rules module the tables are for: :mod:`~puzzlebatch.puzzles.polyomino.mrv_rules`
+    (incremental MRV, ``--branch mrv``) or :mod:`~puzzlebatch.puzzles.polyomino.rules` (the other rules, and
+    MRV by recounting when a piece has several copies)."""
 
     ec: C.ExactCover
-    enc: C.Encoded
+    enc: C.Encoded | mrv.Encoded
     mode: str
     prune: bool
+    rules: object = rules
 
     @property
     def problem(self) -> SearchProblem:
-        return SearchProblem(rules=rules, tables=self.enc.tables, root=self.enc.root, goal=self.enc.goal)
+        return SearchProblem(rules=self.rules, tables=self.enc.tables, root=self.enc.root, goal=self.enc.goal)
 
     @property
     def dead(self) -> bool:
-        return int(self.enc.root[self.enc.tables[rules.S_ITEM]]) == -2
+        return int(self.enc.root[self.enc.tables[self.rules.S_ITEM]]) == -2
+
+    @property
+    def s_opt(self) -> int:
+        """Where a state holds the option chosen at each depth."""
+        return int(self.enc.tables[self.rules.S_OPT])
+
+    def decode(self, state: np.ndarray) -> list[int]:
+        """The options chosen in a solution state (in search order)."""
+        return [int(o) for o in state[self.s_opt:self.s_opt + self.enc.goal] if o >= 0]
 
     def state_with(self, fixed: Sequence[int]) -> np.ndarray | None:
         """The root with options ``fixed`` applied (as depths 0..k-1); None if they do not fit or prune."""
+        if self.rules is mrv_rules:
+            r = _host_rules(mrv_rules)
+            s = self.enc.root.copy()
+            for d, o in enumerate(fixed):
+                if not r.place(s, d, o, self.enc.tables):
+                    return None
+            return s
         r = _host_rules()  # the compiled rules, called from Python
         s = self.enc.root.copy()
         t = self.enc.tables
@@ -75,11 +98,11 @@ def choose_branch(ec: C.ExactCover, prune: bool = DEFAULT_PRUNE, probes: int = 4
     from puzzlebatch.cpu_fallback.search import drivers
     from puzzlebatch.puzzles.search import OUT_NODES, OUT_WIDTH
 
-    d = drivers(rules)
     modes = ["first", "mrv"] + (["enclosed"] if ec.geometry is not None else [])
     report: dict = {}
     for mode in modes:
-        eng = Engine(ec, C.encode(ec, mode, prune), mode, prune)
+        eng = engine(ec, mode, prune)
+        d = drivers(eng.rules)
         if eng.dead:
             return mode, {}
         t = eng.enc.tables
@@ -103,6 +126,9 @@ def engine(ec: C.ExactCover, mode: str = DEFAULT_MODE, prune: bool = DEFAULT_PRU
         mode, _ = choose_branch(ec, prune)
     if mode not in ("first", "mrv", "enclosed"):
         raise PuzzleInputError(f"--branch: {mode!r} is not one of first, mrv, enclosed, auto")
+    if mode == "mrv" and mrv.supports(ec):
+        # incremental MRV: the options are tried in id order (an option order only steers first solutions)
+        return Engine(ec, mrv.encode(ec), mode, False, mrv_rules)
     return Engine(ec, C.encode(ec, mode, prune, order), mode, prune)
 
 
@@ -125,6 +151,9 @@ def warm_up(backend: Backend, enumerate: bool = False) -> float:
         count_engine(eng, backend, tiny)
         BatchDFS(eng.problem, backend, tiny).first()
         eng.state_with([0])  # the host-side rules used to build symmetry-breaking leaves
+    eng = engine(pk.cover, "mrv")  # incremental MRV (the 3D default)
+    count_engine(eng, backend, tiny)
+    eng.state_with([0])
     if enumerate:
         enumerate_solutions(engine(pk.cover), ())
     _WARM.add(key)
@@ -212,7 +241,7 @@ def count_packing_run(pk: P.Packing, backend: Backend, mode: str = DEFAULT_MODE,
     plain = [lf for lf in leaves if len(lf.syms) == 1]
     rest = [lf for lf in leaves if len(lf.syms) > 1]
     images = img[:, :] if img is not None else np.arange(len(pk.cover.options))[None, :]
-    s_opt, goal = int(eng.enc.tables[rules.S_OPT]), eng.enc.goal
+    s_opt, goal = eng.s_opt, eng.enc.goal
 
     def with_images(states, weights):  # a searched solution and its images under every symmetry
         sols = _sorted_rows(states[:, s_opt:s_opt + goal])
@@ -282,7 +311,7 @@ def solve_packing(pk: P.Packing, backend: Backend, mode: str = DEFAULT_MODE, pru
     totals, _ = dfs.first()
     placements = []
     if totals.solutions:
-        opts = C.decode(eng.enc, totals.solutions[0])
+        opts = eng.decode(totals.solutions[0])
         placements = [(pk.cover.option_group[o], pk.option_cells[o]) for o in opts]
         P.validate(pk, placements)
     return SolveResult(bool(totals.solutions), placements, totals.nodes, work_clock() - t0, backend.name)
@@ -301,7 +330,7 @@ def enumerate_solutions(eng: Engine, fixed: Sequence[int] = (), limit: int = 0,
     t = eng.enc.tables
     if state is None or eng.dead:
         return np.zeros((0, goal), np.int64), 0
-    dfs_item = drivers(rules).dfs_item
+    dfs_item = drivers(eng.rules).dfs_item
     size = min(chunk, limit) if limit else chunk
     while True:
         sols = np.zeros((size, len(state)), np.int64)
@@ -311,7 +340,7 @@ def enumerate_solutions(eng: Engine, fixed: Sequence[int] = (), limit: int = 0,
                  np.int64(size), np.int64(limit), sols, out, t)
         found = int(out[OUT_COUNT])
         if found <= size:
-            return sols[:found, t[rules.S_OPT]:t[rules.S_OPT] + goal].copy(), int(out[OUT_NODES])
+            return sols[:found, eng.s_opt:eng.s_opt + goal].copy(), int(out[OUT_NODES])
         size = max(found, 2 * size) if not limit else min(limit, max(found, 2 * size))
 
 

@@ -1,0 +1,217 @@
+"""Incremental MRV (``--branch mrv``) against slow references: the plain-Python Algorithm X oracle, counts of live
+options recomputed from scratch at random nodes, brute-force subtree counts for the last-levels count, and the
+CUDA twin in the simulator, bit for bit."""
+
+import random
+
+import numpy as np
+import pytest
+
+from puzzlebatch.puzzles.polyomino import cover as C
+from puzzlebatch.puzzles.polyomino import mrv
+from puzzlebatch.puzzles.polyomino import mrv_rules as MR
+from puzzlebatch.puzzles.polyomino import packing as P
+from puzzlebatch.puzzles.polyomino import shapes as S
+from puzzlebatch.runners.engine.search import BatchDFS, Frontier, SearchSettings, SearchTotals
+from puzzlebatch.runners.polyomino import solver as RP
+from tests.reference import polyomino_oracle as oracle
+
+SPLITTY = SearchSettings(budget=5, batch_size=16, frontier_target=6, first_batch_size=4)
+
+
+def random_cover(rng: random.Random, n_primary: int, n_secondary: int, n_options: int) -> C.ExactCover:
+    items = [f"p{i}" for i in range(n_primary)] + [f"s{i}" for i in range(n_secondary)]
+    options = set()
+    while len(options) < n_options:
+        k = rng.randint(1, 3)
+        opt = set(rng.sample(range(n_primary), k))
+        if n_secondary and rng.random() < 0.5:
+            opt.add(n_primary + rng.randrange(n_secondary))
+        options.add(tuple(sorted(opt)))
+    return C.ExactCover(items, n_primary, sorted(options))
+
+
+def oracle_count(ec: C.ExactCover) -> int:
+    """Algorithm X in plain Python; a piece (group) is used at most its number of copies."""
+    names = ec.items
+    pre = set(ec.precovered)  # covered before the search (holes)
+    keep = [o for o, opt in enumerate(ec.options) if not pre & set(opt)]
+    opts = [tuple(names[i] for i in ec.options[o]) for o in keep]
+    copies = {g: (None if c == C.UNLIMITED else c) for g, c in enumerate(ec.group_copies)}
+    piece = [ec.option_group[o] if ec.option_group[o] >= 0 else None for o in keep] if ec.groups else None
+    primary = [n for i, n in enumerate(names[:ec.n_primary]) if i not in pre]
+    return oracle.algorithm_x_count(primary, names[ec.n_primary:], opts, copies=copies, option_piece=piece)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_covers_match_the_oracle(cpu, seed):
+    rng = random.Random(seed)
+    ec = random_cover(rng, rng.randint(4, 9), rng.randint(0, 3), rng.randint(6, 22))
+    eng = RP.engine(ec, "mrv")
+    assert eng.rules is MR
+    totals, _ = RP.count_engine(eng, cpu, SPLITTY)
+    assert totals.count == oracle_count(ec)
+
+
+def random_packing(rng: random.Random) -> P.Packing:
+    """A random board (2D or 3D, maybe with holes) and a random handful of pieces, each used at most once."""
+    if rng.random() < 0.5:
+        size = (rng.randint(3, 5), rng.randint(2, 4))
+        pool = S.load_pieces(rng.choice(["tetrominoes", "trominoes", "pentominoes"]))
+    else:
+        size = (rng.randint(2, 3), 2, rng.randint(2, 3))
+        pool = S.load_pieces(rng.choice(["tetracubes", "soma"]))
+    cells = [c for c in np.ndindex(*size)]
+    holes = set(rng.sample(cells, rng.randint(0, 2)))
+    board = P.Board(size, frozenset(c for c in cells if c not in holes), {})
+    pieces = rng.sample(pool, min(len(pool), rng.randint(2, 5)))
+    return P.build(board, pieces)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_random_packings_match_the_oracle(cpu, seed):
+    rng = random.Random(100 + seed)
+    pk = random_packing(rng)
+    got = RP.count_packing(pk, cpu, mode="mrv", settings=SPLITTY, distinct=False)
+    assert got.branch == "mrv"
+    assert got.solutions == oracle_count(pk.cover)
+    assert got.solutions == RP.count_packing(pk, cpu, mode="first", distinct=False).solutions
+
+
+def from_scratch(ec: C.ExactCover, enc: mrv.Encoded, chosen: list[int]):
+    """Live options and per-item counts of a node, recomputed with sets (the reference for the kept words)."""
+    items = enc.tables  # noqa: F841 -- the tables are not used: everything below comes from the cover
+    def its(o):
+        s = set(ec.options[o])
+        g = ec.option_group[o] if ec.option_group else -1
+        if g in enc.piece_item:
+            s.add(("piece", g))
+        return s
+
+    taken = set().union(*(its(o) for o in chosen)) if chosen else set()
+    live = [o for o in range(len(ec.options)) if not (its(o) & taken)]
+    counts = {}
+    for o in live:
+        for i in its(o):
+            counts[i] = counts.get(i, 0) + 1
+    return set(live), counts
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_live_options_and_counts_equal_a_recount_at_random_nodes(seed):
+    from puzzlebatch.cpu_fallback.search import search_unit
+
+    rng = random.Random(200 + seed)
+    pk = random_packing(rng)
+    ec = pk.cover
+    enc = mrv.encode(ec)
+    u = search_unit(MR)
+    t = enc.tables
+    lw, s_live, s_cnt = t[MR.H_LW], t[MR.S_LIVE], t[MR.S_CNT]
+    for _ in range(20):  # random walks from the root
+        s = enc.root.copy()
+        chosen: list[int] = []
+        d = 0
+        while d < enc.goal and s[t[MR.S_ITEM] + d] >= 0:
+            live, counts = from_scratch(ec, enc, chosen)
+            words = s[s_live + d * lw:s_live + (d + 1) * lw]
+            kept = {o for o in range(len(ec.options)) if (int(words[o // 63]) >> (o % 63)) & 1}
+            assert kept == live
+            item = int(s[t[MR.S_ITEM] + d])
+            if d > 0:  # the counts of the node were made by its parent's placement
+                for i in range(ec.n_primary):
+                    if not (int(s[i // 63]) >> (i % 63)) & 1:
+                        assert s[s_cnt + i] == counts.get(i, 0)
+            fits = [o for o in sorted(live) if item in ({i for i in ec.options[o]} |
+                    ({enc.piece_item[ec.option_group[o]]} if ec.option_group[o] in enc.piece_item else set()))]
+            ok = [o for o in fits if u.place(s.copy(), d, o, t)]
+            if not ok:
+                break
+            o = rng.choice(ok)
+            assert u.place(s, d, o, t)
+            chosen.append(o)
+            d += 1
+
+
+def subtree_count(u, s, d, goal, t) -> int:
+    """Solutions below a node by applying every move (no early count)."""
+    if d == goal:
+        return 1
+    n = 0
+    m = u.n_choices(s, d, t)
+    c = u.next_choice(s, d, 0, m, t)
+    while c < m:
+        if u.apply(s, d, c, t):
+            n += subtree_count(u, s, d + 1, goal, t)
+            u.undo(s, d, c, t)
+        c = u.next_choice(s, d, c + 1, m, t)
+    return n
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_last_levels_count_equals_the_subtree(seed):
+    from puzzlebatch.cpu_fallback.search import search_unit
+
+    rng = random.Random(300 + seed)
+    pk = random_packing(rng)
+    while oracle_count(pk.cover) == 0:  # a board with solutions, so that the last levels are reached
+        pk = random_packing(rng)
+    enc = mrv.encode(pk.cover)
+    u = search_unit(MR)
+    t = enc.tables
+    seen = 0
+
+    def walk(s, d):
+        nonlocal seen
+        if d == enc.goal:
+            return
+        k = u.leaf_count(s, d, t)
+        if k >= 0:
+            seen += 1
+            assert k == subtree_count(u, s.copy(), d, enc.goal, t)
+        m = u.n_choices(s, d, t)
+        c = u.next_choice(s, d, 0, m, t)
+        while c < m:
+            if u.apply(s, d, c, t):
+                walk(s, d + 1)
+                u.undo(s, d, c, t)
+            c = u.next_choice(s, d, c + 1, m, t)
+
+    walk(enc.root.copy(), 0)
+    assert seen > 0
+
+
+def test_pieces_with_several_copies_recount(cpu):
+    pk = P.build(P.parse_board("4x2"), S.load_pieces("dominoes", count=2))
+    assert not mrv.supports(pk.cover)
+    eng = RP.engine(pk.cover, "mrv")
+    assert eng.rules is not MR
+    assert RP.count_packing(pk, cpu, mode="mrv", distinct=False).solutions == \
+        RP.count_packing(pk, cpu, mode="first", distinct=False).solutions
+
+
+@pytest.mark.parametrize("board, pieces", [("10x6", "pentominoes"), ("3x3x3", "soma")])
+def test_published_counts(cpu, board, pieces):
+    """2,339 pentomino rectangles 6x10 and 240 Soma cubes (published; Soma without reflections)."""
+    pk = P.build(P.parse_board(board), S.load_pieces(pieces))
+    r = RP.count_packing(pk, cpu, mode="mrv")
+    assert r.distinct == {"pentominoes": 2339, "soma": 240}[pieces]
+
+
+@pytest.mark.gpu
+def test_cuda_twin_is_bit_identical(cpu, gpu):
+    from puzzlebatch.config import launch
+
+    pk = P.build(P.parse_board("5x4"), [p for p in S.load_pieces("pentominoes") if p.name in "LPUYNT"])
+    eng = RP.engine(pk.cover, "mrv")
+    dfs = BatchDFS(eng.problem, cpu, SearchSettings(frontier_target=12))
+    frontier = dfs.expand(Frontier.root(eng.problem), SearchTotals(), 12)
+    frontier = frontier.take(slice(0, 12))
+    assert len(frontier) > launch.threads_per_block
+    results = [BatchDFS(eng.problem, b, SearchSettings(budget=6)).run_batch(frontier, 2, 0) for b in (cpu, gpu)]
+    assert gpu.name == "cudasim"
+    for a, b, name in zip(results[0], results[1], ("out", "states", "stacks", "solutions")):
+        assert a.shape == b.shape and np.array_equal(a, b), f"{name} differs between cpu and {gpu.name}"
+    counts = {b.name: RP.count_packing(pk, b, mode="mrv", settings=SPLITTY, distinct=False) for b in (cpu, gpu)}
+    assert counts["cpu"].solutions == counts["cudasim"].solutions == oracle_count(pk.cover)
+    assert counts["cpu"].nodes == counts["cudasim"].nodes
