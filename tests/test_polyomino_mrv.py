@@ -107,7 +107,7 @@ def test_live_options_and_counts_equal_a_recount_at_random_nodes(seed):
     enc = mrv.encode(ec)
     u = search_unit(MR)
     t = enc.tables
-    lw, s_live, s_cnt = t[MR.H_LW], t[MR.S_LIVE], t[MR.S_CNT]
+    lw, s_live = t[MR.H_LW], t[MR.S_LIVE]
     for _ in range(20):  # random walks from the root
         s = enc.root.copy()
         chosen: list[int] = []
@@ -118,10 +118,12 @@ def test_live_options_and_counts_equal_a_recount_at_random_nodes(seed):
             kept = {o for o in range(len(ec.options)) if (int(words[o // 63]) >> (o % 63)) & 1}
             assert kept == live
             item = int(s[t[MR.S_ITEM] + d])
-            if d > 0:  # the counts of the node were made by its parent's placement
-                for i in range(ec.n_primary):
-                    if not (int(s[i // 63]) >> (i % 63)) & 1:
-                        assert s[s_cnt + i] == counts.get(i, 0)
+            # X1 chose the uncovered primary item with the fewest live options, the lowest index on ties
+            free = [i for i in range(t[MR.H_NP]) if not (int(s[i // 63]) >> (i % 63)) & 1]
+            key = {i: counts.get(("piece", g) if i >= ec.n_primary else i, 0)
+                   for g, i in [(None, i) for i in free if i < ec.n_primary]
+                   + [(g, it) for g, it in enc.piece_item.items() if it in free]}
+            assert item == min(free, key=lambda i: (key[i], i))
             fits = [o for o in sorted(live) if item in ({i for i in ec.options[o]} |
                     ({enc.piece_item[ec.option_group[o]]} if ec.option_group[o] in enc.piece_item else set()))]
             ok = [o for o in fits if u.place(s.copy(), d, o, t)]

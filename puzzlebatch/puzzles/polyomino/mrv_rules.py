@@ -55,26 +55,8 @@ H_WIDTH = 20
 
 
 def bit_index(b):
-    """Index of the single set bit of ``b`` (a power of two below 2**63)."""
-    n = 0
-    if (b & 0xFFFFFFFF) == 0:
-        n += 32
-        b = b >> 32
-    if (b & 0xFFFF) == 0:
-        n += 16
-        b = b >> 16
-    if (b & 0xFF) == 0:
-        n += 8
-        b = b >> 8
-    if (b & 0xF) == 0:
-        n += 4
-        b = b >> 4
-    if (b & 0x3) == 0:
-        n += 2
-        b = b >> 2
-    if (b & 0x1) == 0:
-        n += 1
-    return n
+    """Index of the single set bit of ``b`` (a power of two below 2**63), without branches."""
+    return popcount(b - 1)
 
 
 def popcount(x):
@@ -104,6 +86,42 @@ def pick_item(state, depth, tables):
     cnt = tables[S_CNT]
     live = tables[S_LIVE] + depth * lw
     items = tables[H_OPTITEMS]
+    if nw <= 2:
+        # First a pass that ORs the live options together (two words) and marks the items seen twice: an
+        # uncovered item seen by none kills the node before any counting (most rejected children die here),
+        # and an item seen once is the MRV choice (its count, 1, is the least; ties: the lowest index).
+        bits = tables[H_OPTBITS]
+        u0 = 0
+        u1 = 0
+        t0 = 0
+        t1 = 0
+        for w in range(lw):
+            x = state[live + w]
+            while x != 0:
+                low = x & (-x)
+                x = x ^ low
+                b = bits + (w * WORD_BITS + bit_index(low)) * nw
+                v = tables[b]
+                t0 = t0 | (u0 & v)
+                u0 = u0 | v
+                if nw == 2:
+                    v = tables[b + 1]
+                    t1 = t1 | (u1 & v)
+                    u1 = u1 | v
+        e0 = (~state[0]) & tables[prim] & M63
+        e1 = 0
+        if nw == 2:
+            e1 = (~state[1]) & tables[prim + 1] & M63
+        if (e0 & ~u0) != 0 or (e1 & ~u1) != 0:
+            return -2
+        f = e0 & ~t0
+        if f != 0:
+            return bit_index(f & (-f))
+        f = e1 & ~t1
+        if f != 0:
+            return WORD_BITS + bit_index(f & (-f))
+        if e0 == 0 and e1 == 0:
+            return -1
     for i in range(np_):
         state[cnt + i] = 0
     for w in range(lw):

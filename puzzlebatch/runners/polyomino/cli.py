@@ -79,6 +79,7 @@ def run_solve(args) -> int:
     from puzzlebatch.runners.engine.backend import select_backend
 
     pk = load_packing(args)
+    args.branch = args.branch or RP.default_branch(pk)
     backend = select_backend(args.backend)
     from puzzlebatch.runners.engine.distributed import open_pool
 
@@ -118,6 +119,7 @@ def run_count(args) -> int:
     from puzzlebatch.runners.engine.progress import bar
 
     pk = load_packing(args)
+    args.branch = args.branch or RP.default_branch(pk)
     backend = select_backend(args.backend)
     settings = search_settings(args, backend)
     params = {"board": pk.board.label, "pieces": args.pieces, "unlimited": bool(args.unlimited),
@@ -362,10 +364,11 @@ def _problem_args(p, board_default: str | None = None) -> None:
 
 def _search_args(p) -> None:
     add_backend_argument(p)
-    p.add_argument("--branch", choices=["first", "mrv", "enclosed", "auto"], default="first",
-                   help="branch on the first empty cell (default, measured fastest on flat boards), the most "
-                        "constrained item (mrv), the empty cell with fewest empty neighbours (enclosed), or the "
-                        "one predicted fastest on this instance (auto: Knuth's tree-size estimate x time per node)")
+    p.add_argument("--branch", choices=["first", "mrv", "enclosed", "auto"], default=None,
+                   help="branch on the first empty cell (the default on flat boards), the most constrained item, "
+                        "cell or piece, with incremental counts (mrv: the default on solid boards), the empty cell "
+                        "with fewest empty neighbours (enclosed), or the one predicted fastest on this instance "
+                        "(auto: Knuth's tree-size estimate x time per node)")
     p.add_argument("--no-prune", action="store_true", help="skip the dead-region (subset-sum) test")
     add_search_arguments(p)
     p.add_argument("--json", action="store_true", help="print one JSON document")

@@ -131,7 +131,7 @@ def run_solve_classes(args) -> int:
     board, pieces = pieces_once_on_a_board(args, "classes")
     backend = select_backend(args.backend)
     # measured on random cuts: the most constrained cell is 3x (12x12) to 20x (16x16) faster than the first cell
-    res = L.solve_cut(board, pieces, backend, "mrv" if args.branch == "first" else args.branch)
+    res = L.solve_cut(board, pieces, backend, "mrv" if args.branch in (None, "first") else args.branch)
     doc = {"solved": res.solved, "validated": res.solved, "method": "classes", "board": size_text(board.size),
            "pieces": [p.name for p in pieces], "classes": res.classes, "nodes": res.nodes, "seconds": res.seconds,
            "compile_seconds": command_compile_seconds(), "backend": res.backend, "device": backend.device,

@@ -87,6 +87,12 @@ class Engine:
         return s
 
 
+def default_branch(pk: P.Packing) -> str:
+    """The branching rule measured fastest by board kind (bench/RESULTS.md): the first empty cell on flat boards,
+    incremental MRV on solid ones."""
+    return "mrv" if pk.board.dim == 3 else "first"
+
+
 def choose_branch(ec: C.ExactCover, prune: bool = DEFAULT_PRUNE, probes: int = 48, sample: int = 20000,
                   seed: int = 1) -> tuple[str, dict]:
     """``--branch auto``: the branching rule predicted fastest on this instance.
