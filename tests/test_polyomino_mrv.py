@@ -217,3 +217,10 @@ def test_cuda_twin_is_bit_identical(cpu, gpu):
     counts = {b.name: RP.count_packing(pk, b, mode="mrv", settings=SPLITTY, distinct=False) for b in (cpu, gpu)}
     assert counts["cpu"].solutions == counts["cudasim"].solutions == oracle_count(pk.cover)
     assert counts["cpu"].nodes == counts["cudasim"].nodes
+
+
+@pytest.mark.slow
+def test_bedlam_cube(cpu):
+    """19,186 solutions up to rotation, 460,464 in all (published; a minute or two here)."""
+    r = RP.count_packing(P.build(P.parse_board("4x4x4"), S.load_pieces("bedlam")), cpu, mode="mrv")
+    assert (r.distinct, r.solutions) == (19186, 460464)

@@ -87,14 +87,17 @@ def pick_item(state, depth, tables):
     live = tables[S_LIVE] + depth * lw
     items = tables[H_OPTITEMS]
     if nw <= 2:
-        # First a pass that ORs the live options together (two words) and marks the items seen twice: an
-        # uncovered item seen by none kills the node before any counting (most rejected children die here),
-        # and an item seen once is the MRV choice (its count, 1, is the least; ties: the lowest index).
+        # First a pass that ORs the live options together (two words) and marks the items seen twice and three
+        # times: an uncovered item seen by none kills the node before any counting (most rejected children die
+        # here), and an item seen once, else one seen exactly twice, is the MRV choice (its count is the least;
+        # ties: the lowest index).
         bits = tables[H_OPTBITS]
         u0 = 0
         u1 = 0
         t0 = 0
         t1 = 0
+        h0 = 0
+        h1 = 0
         for w in range(lw):
             x = state[live + w]
             while x != 0:
@@ -102,10 +105,12 @@ def pick_item(state, depth, tables):
                 x = x ^ low
                 b = bits + (w * WORD_BITS + bit_index(low)) * nw
                 v = tables[b]
+                h0 = h0 | (t0 & v)
                 t0 = t0 | (u0 & v)
                 u0 = u0 | v
                 if nw == 2:
                     v = tables[b + 1]
+                    h1 = h1 | (t1 & v)
                     t1 = t1 | (u1 & v)
                     u1 = u1 | v
         e0 = (~state[0]) & tables[prim] & M63
@@ -122,6 +127,12 @@ def pick_item(state, depth, tables):
             return WORD_BITS + bit_index(f & (-f))
         if e0 == 0 and e1 == 0:
             return -1
+        f = e0 & ~h0
+        if f != 0:
+            return bit_index(f & (-f))
+        f = e1 & ~h1
+        if f != 0:
+            return WORD_BITS + bit_index(f & (-f))
     for i in range(np_):
         state[cnt + i] = 0
     for w in range(lw):
