@@ -120,32 +120,37 @@ def _xcover_child(options, primary, warm, q):
     from xcover import covers
 
     sum(1 for _ in covers(*warm))  # xcover compiles its numba kernels on the first call
-    q.put("warm")
+    q.put(("warm", time.process_time()))
     c0, t0 = time.process_time(), time.perf_counter()
     n = sum(1 for _ in covers(options, primary=primary))
     q.put({"count": n, "wall_s": time.perf_counter() - t0, "cpu_s": time.process_time() - c0})
 
 
 def run_xcover(options, primary, timeout: float | None = None, grace: float = 300) -> dict:
-    """Count with xcover in a (spawned) child process: {count, wall_s, cpu_s}, or {killed: True} when the count
-    took longer than ``timeout`` seconds (imports and compilation get ``grace`` seconds before that)."""
+    """Count with xcover in a (spawned) child process: {count, wall_s, cpu_s}, or {killed: True, cpu_s} when the
+    count took longer than ``timeout`` seconds (imports and compilation get ``grace`` seconds before that; cpu_s of
+    a killed child is its CPU time after the warm-up, from ``getrusage(RUSAGE_CHILDREN)``)."""
     tiny = xcover_options(P.build(P.parse_board("5x4"), S.load_pieces("tetrominoes")))
     ctx = mp.get_context("spawn")
     q = ctx.Queue()
     p = ctx.Process(target=_xcover_child, args=(options, primary, (tiny[0], tiny[1]), q), daemon=True)
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     p.start()
-    try:
-        if _get(q, p, grace) != "warm":
-            return {"error": "xcover child did not start (import or compile failed, or over the grace time)"}
+    warm = _get(q, p, grace)
+    if not (isinstance(warm, tuple) and warm[0] == "warm"):
+        got = {"error": "xcover child did not start (import or compile failed, or over the grace time)"}
+    else:
         got = _get(q, p, timeout)
         if got is None:
-            return {"killed": True, "timeout_s": timeout} if p.is_alive() else \
+            got = {"killed": True, "timeout_s": timeout} if p.is_alive() else \
                 {"error": f"xcover child died (exit {p.exitcode})"}
-        return got
-    finally:
-        if p.is_alive():
-            p.kill()
-        p.join()
+    if p.is_alive():
+        p.kill()
+    p.join()
+    if got.get("killed"):
+        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        got["cpu_s"] = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime) - warm[1]
+    return got
 
 
 DLX1_DEFAULT = Path.home() / ".cache" / "puzzlebatch-bench" / "dlx1" / "dlx1"
@@ -261,8 +266,8 @@ def _fmt_s(v: dict | None, key: str = "cpu_s") -> str:
 def _ratio(peer: dict | None, ours: float | None) -> str:
     if not peer or ours is None or ours <= 0:
         return "—"
-    if peer.get("killed"):
-        return f"> {peer['timeout_s'] / ours:.1f}×"
+    if peer.get("killed"):  # its CPU seconds until the kill
+        return f"> {peer['cpu_s'] / ours:.1f}×" if "cpu_s" in peer else "—"
     if "error" in peer:
         return "—"
     return f"{peer['cpu_s'] / ours:.1f}×"
@@ -378,11 +383,12 @@ def main() -> int:
     print("; ".join(info))
     print(f"peer times: CPU seconds (wall in the JSON lines); ratios: peer CPU / puzzlebatch CPU (median), "
           f"above 1 puzzlebatch is faster; "
-          f"timeout per peer run: {'none' if args.timeout is None else f'{args.timeout:g} s'}")
+          f"timeout per peer run: {'none' if args.timeout is None else f'{args.timeout:g} s'}"
+          f" ('> T s': killed after T s wall; its ratio from the CPU seconds it had used)")
     for name, why in skipped.items():
         print(f"{name}: skipped: {why}")
     print()
-    head = ["case", "solutions", "distinct", "peers' problem", "peer count"]
+    head = ["case", "solutions", "distinct"] + ["peers' problem", "peer count"] * bool(peers)
     if not args.no_ours:
         head += ["puzzlebatch wall", "puzzlebatch CPU"]
     head += [f"{p} CPU" for p in peers]
@@ -393,8 +399,9 @@ def main() -> int:
     print("|" + "|".join("---" if h in ("case", "peers' problem") else "---:" for h in head) + "|")
     for r in rows:
         counts = {r[p]["count"] for p in peers if "count" in r.get(p, {})}
-        cells = [r["case"], _n(r.get("solutions")), _n(r.get("distinct")), r["peer_problem"],
-                 ", ".join(_n(c) for c in sorted(counts)) or "—"]
+        cells = [r["case"], _n(r.get("solutions")), _n(r.get("distinct"))]
+        if peers:
+            cells += [r["peer_problem"], ", ".join(_n(c) for c in sorted(counts)) or "—"]
         if not args.no_ours:
             cells += [f"{r['puzzlebatch_wall_median_s']:.3f} ({r['repeat']})", f"{r['puzzlebatch_cpu_median_s']:.3f}"]
         cells += [_fmt_s(r.get(p)) for p in peers]
