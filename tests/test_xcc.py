@@ -208,7 +208,7 @@ def test_exact_cover_checks_colours():
         C.ExactCover(["p", "x"], 1, [(0, 1)], option_colors=[((0, 1),)])
     with pytest.raises(PuzzleInputError, match="colour id 0"):
         C.ExactCover(["p", "x"], 1, [(0, 1)], option_colors=[((1, 0),)])
-    with pytest.raises(PuzzleInputError, match="outside it"):
+    with pytest.raises(PuzzleInputError, match="not in it"):
         C.ExactCover(["p", "x", "y"], 1, [(0, 1)], option_colors=[((2, 1),)])
     ec = C.ExactCover(["p", "x"], 1, [(0, 1), (0,)], option_colors=[((1, 3),), ()])
     assert C.write_dlx(ec).splitlines()[1] == "p x:c3"  # unnamed colours get names

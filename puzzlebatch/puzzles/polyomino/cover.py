@@ -88,7 +88,8 @@ class ExactCover:
                     raise PuzzleInputError(f"exact cover: option {o} colours primary item {name} (only secondary "
                                            "items have colours)")
                 if i not in self.options[o] or i in seen:
-                    raise PuzzleInputError(f"exact cover: option {o} colours item {name} once outside it or twice")
+                    raise PuzzleInputError(f"exact cover: option {o} colours item {name}, which is not in it or "
+                                           "coloured twice")
                 if c < 1 or (self.colors and c > len(self.colors)):
                     raise PuzzleInputError(f"exact cover: option {o} gives item {name} colour id {c}")
                 seen.add(i)
@@ -270,7 +271,7 @@ def encode(ec: ExactCover, mode: str = "first", prune: bool = True,
             for i, c in sorted(ec.option_colors[o]):
                 triples += [i, slot_of.setdefault(i, len(slot_of)), c]
             col_start[o + 1] = len(triples) // 3
-    put(R.H_OPTCOL, col_start)
+    put(R.H_OPTCOL, col_start if xcc else [0])
     put(R.H_COLS, triples or [0])
     tables = np.concatenate([header] + parts)
 
@@ -363,13 +364,15 @@ def read_dlx(text: str, source: str = "<dlx>") -> ExactCover:
             continue
         opt = []
         cols = []
+        seen = set()
         for word in line.split():
             name, colon, color = word.partition(":")
             if name not in index:
                 raise PuzzleInputError(f"{where}: unknown item {name}")
             i = index[name]
-            if i in opt:
+            if i in seen:
                 raise PuzzleInputError(f"{where}: item {name} appears twice in one option")
+            seen.add(i)
             opt.append(i)
             if not colon:
                 continue
