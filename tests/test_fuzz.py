@@ -127,6 +127,18 @@ def test_dlx(mut):
         _bounded(encode, ec, "mrv", False)
 
 
+@FUZZ
+@given(mut=mutations)
+def test_dlx_colors(mut):
+    from puzzlebatch.puzzles.polyomino.cover import encode, read_dlx, write_dlx
+
+    text = "p q r | x y\np q x y:A\np r x:A y\np x:B\nq x:A\nr y:B\n"
+    ec = _bounded(read_dlx, _mutate(text, random.Random(mut[0]), mut[1]), "fuzz.dlx")
+    if ec is not None:
+        _bounded(encode, ec, "mrv", False)
+        assert read_dlx(write_dlx(ec)).options == ec.options
+
+
 # -- sliding boards ----------------------------------------------------------------------------------------------
 @FUZZ
 @given(text=st.one_of(texts, st.text(alphabet="0123456789 ,x-", max_size=60)), mut=mutations)

@@ -266,8 +266,8 @@ def test_dlx_round_trip(cpu):
 def test_dlx_errors():
     with pytest.raises(PuzzleInputError, match=r"x.dlx:2: unknown item Z"):
         C.read_dlx("A B\nA Z\n", "x.dlx")
-    with pytest.raises(PuzzleInputError, match="colored item"):
-        C.read_dlx("A | x\nA x:red\n", "x.dlx")
+    with pytest.raises(PuzzleInputError, match=r"x.dlx:2: primary item A cannot have a colour"):
+        C.read_dlx("A | x\nA:red x\n", "x.dlx")
     with pytest.raises(PuzzleInputError, match="empty DLX"):
         C.read_dlx("| only a comment\n", "x.dlx")
 

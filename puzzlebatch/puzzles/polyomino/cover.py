@@ -60,10 +60,43 @@ class ExactCover:
     geometry: Geometry | None = None
     precovered: tuple[int, ...] = ()  # items covered before the search (holes, pieces of a level)
     group_used: dict[int, int] = field(default_factory=dict)  # copies taken before the search
+    # Knuth's colours (XCC): per option, (secondary item, colour id >= 1) for each item it colours (the item is in
+    # the option too); empty: no colours.  Options that give an item the same colour may share it.
+    option_colors: list[tuple[tuple[int, int], ...]] = field(default_factory=list)
+    colors: list[str] = field(default_factory=list)  # colour id k + 1 is named colors[k]
 
     def __post_init__(self):
         if not self.option_group:
             self.option_group = [-1] * len(self.options)
+        if self.option_colors:
+            self.check_colors()
+
+    @property
+    def colored(self) -> bool:
+        return any(self.option_colors)
+
+    def check_colors(self) -> None:
+        """Colours go on secondary items of their own option, one each, with ids naming a colour."""
+        if len(self.option_colors) != len(self.options):
+            raise PuzzleInputError(f"exact cover: colours for {len(self.option_colors)} options, "
+                                   f"{len(self.options)} options")
+        for o, cols in enumerate(self.option_colors):
+            seen = set()
+            for i, c in cols:
+                name = self.items[i] if 0 <= i < len(self.items) else str(i)
+                if i < self.n_primary:
+                    raise PuzzleInputError(f"exact cover: option {o} colours primary item {name} (only secondary "
+                                           "items have colours)")
+                if i not in self.options[o] or i in seen:
+                    raise PuzzleInputError(f"exact cover: option {o} colours item {name}, which is not in it or "
+                                           "coloured twice")
+                if c < 1 or (self.colors and c > len(self.colors)):
+                    raise PuzzleInputError(f"exact cover: option {o} gives item {name} colour id {c}")
+                seen.add(i)
+
+    def color_of(self, o: int) -> dict[int, int]:
+        """Option ``o``'s coloured items: item -> colour id."""
+        return dict(self.option_colors[o]) if self.option_colors else {}
 
     @property
     def n_items(self) -> int:
@@ -192,7 +225,9 @@ def encode(ec: ExactCover, mode: str = "first", prune: bool = True,
     header[R.H_GOAL] = goal
     header[R.H_MODE] = {"first": R.MODE_FIRST, "mrv": R.MODE_MRV, "enclosed": R.MODE_ENCLOSED}[mode]
     header[R.H_PRUNE] = do_prune
-    optbits = bitset_rows(arr, nw)
+    # a coloured item is not in its option's bitset: the colour rules take and free it (rules.cover_colors)
+    xcc = ec.colored
+    optbits = bitset_rows(_uncolored(ec, arr) if xcc else arr, nw)
     put(R.H_OPTBITS, optbits if n_opt else [0])
     put(R.H_OPTGROUP, ec.option_group or [-1])
     put(R.H_LSTART, starts)
@@ -227,6 +262,17 @@ def encode(ec: ExactCover, mode: str = "first", prune: bool = True,
     put(R.H_GROW1, grow)
     header[R.H_SW] = sw
     header[R.H_NCELL] = ncell
+    slot_of: dict[int, int] = {}
+    col_start = np.zeros(n_opt + 1, np.int64)
+    triples: list[int] = []
+    if xcc:
+        header[R.H_XCC] = 1
+        for o in range(n_opt):
+            for i, c in sorted(ec.option_colors[o]):
+                triples += [i, slot_of.setdefault(i, len(slot_of)), c]
+            col_start[o + 1] = len(triples) // 3
+    put(R.H_OPTCOL, col_start if xcc else [0])
+    put(R.H_COLS, triples or [0])
     tables = np.concatenate([header] + parts)
 
     # state: covered | used pieces | copies left | option per depth | item per depth | scratch
@@ -235,8 +281,10 @@ def encode(ec: ExactCover, mode: str = "first", prune: bool = True,
     s_opt = s_grp + ng
     s_item = s_opt + goal
     s_scr = s_item + goal + 1
-    width = s_scr + 3 * nw + sw
+    s_col = s_scr + 3 * nw + sw
+    width = s_col + 2 * len(slot_of)  # per coloured item: its colour, the chosen options holding it
     tables[R.S_USED] = s_used
+    tables[R.S_COL] = s_col
     tables[R.S_GRP] = s_grp
     tables[R.S_OPT] = s_opt
     tables[R.S_ITEM] = s_item
@@ -252,6 +300,15 @@ def encode(ec: ExactCover, mode: str = "first", prune: bool = True,
     enc = Encoded(tables, root, goal, lists)
     root_item(enc)
     return enc
+
+
+def _uncolored(ec: ExactCover, arr: np.ndarray) -> np.ndarray:
+    """The option array without the items each option colours (-1 in their place)."""
+    out = arr.copy()
+    for o, cols in enumerate(ec.option_colors):
+        for i, _ in cols:
+            out[o][out[o] == i] = -1
+    return out
 
 
 def root_item(enc: Encoded) -> None:
@@ -273,13 +330,15 @@ _NAME = re.compile(r"^[^\s|:]+$")
 
 
 def read_dlx(text: str, source: str = "<dlx>") -> ExactCover:
-    """Knuth's format (dlx1): the first non-comment line names the primary items, then ``|`` and the secondary
-    ones; every further line is one option (item names separated by spaces).  Lines starting with ``|`` are
-    comments."""
+    """Knuth's format (dlx1, and dlx2/XCC colours): the first non-comment line names the primary items, then ``|``
+    and the secondary ones; every further line is one option (item names separated by spaces), where a secondary
+    item may carry a colour, ``item:colour``.  Lines starting with ``|`` are comments."""
     items: list[str] = []
     n_primary = 0
     index: dict[str, int] = {}
     options: list[tuple[int, ...]] = []
+    option_colors: list[tuple[tuple[int, int], ...]] = []
+    colors: dict[str, int] = {}
     seen_header = False
     for lineno, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
@@ -303,27 +362,41 @@ def read_dlx(text: str, source: str = "<dlx>") -> ExactCover:
             if n_primary == 0:
                 raise PuzzleInputError(f"{where}: no primary items on the first line")
             continue
-        names = line.split()
         opt = []
-        for name in names:
-            if ":" in name:
-                raise PuzzleInputError(f"{where}: colored item {name} needs dlx2/xcc, not supported")
+        cols = []
+        seen = set()
+        for word in line.split():
+            name, colon, color = word.partition(":")
             if name not in index:
                 raise PuzzleInputError(f"{where}: unknown item {name}")
-            opt.append(index[name])
-        if len(set(opt)) != len(opt):
-            raise PuzzleInputError(f"{where}: an item appears twice in one option")
+            i = index[name]
+            if i in seen:
+                raise PuzzleInputError(f"{where}: item {name} appears twice in one option")
+            seen.add(i)
+            opt.append(i)
+            if not colon:
+                continue
+            if i < n_primary:
+                raise PuzzleInputError(f"{where}: primary item {name} cannot have a colour ({word}); only "
+                                       "secondary items (after |) can")
+            if not _NAME.match(color):
+                raise PuzzleInputError(f"{where}: bad colour in {word!r} (item:colour, a colour name without "
+                                       "spaces, : or |)")
+            cols.append((i, colors.setdefault(color, len(colors) + 1)))
         options.append(tuple(sorted(opt)))
+        option_colors.append(tuple(sorted(cols)))
         OPTIONS.check(len(options), f"{where}")
     if not seen_header:
         raise PuzzleInputError(f"{source}: empty DLX file")
-    return ExactCover(items, n_primary, options)
+    if not colors:
+        return ExactCover(items, n_primary, options)
+    return ExactCover(items, n_primary, options, option_colors=option_colors, colors=list(colors))
 
 
 def write_dlx(ec: ExactCover, title: str = "") -> str:
     """The problem in Knuth's format.  Groups with one copy become primary items (``#NAME``); unlimited groups
-    need none; groups with k > 1 copies cannot be said in dlx1 and raise an error."""
-    items = list(ec.items)
+    need none; groups with k > 1 copies cannot be said in dlx1 and raise an error.  Coloured items are written
+    ``item:colour`` (dlx2)."""
     prim = ec.items[:ec.n_primary]
     sec = ec.items[ec.n_primary:]
     extra: dict[int, str] = {}
@@ -354,8 +427,18 @@ def write_dlx(ec: ExactCover, title: str = "") -> str:
         g = ec.option_group[o]
         if g >= 0 and g not in extra and ec.group_copies[g] != UNLIMITED:
             continue  # a piece already placed in full
-        names = [items[i] for i in opt]
+        names = option_words(ec, o)
         if g in extra:
             names.append(extra[g])
         out.append(" ".join(names))
     return "\n".join(out) + "\n"
+
+
+def option_words(ec: ExactCover, o: int) -> list[str]:
+    """Option ``o`` as DLX words: its item names, ``item:colour`` for the items it colours."""
+    color = ec.color_of(o)
+    return [ec.items[i] + (":" + color_name(ec, color[i]) if i in color else "") for i in ec.options[o]]
+
+
+def color_name(ec: ExactCover, c: int) -> str:
+    return ec.colors[c - 1] if c <= len(ec.colors) else f"c{c}"

@@ -42,15 +42,16 @@ def _pack(rows: np.ndarray, n_bits: int) -> np.ndarray:
     return (pad.reshape(rows.shape[0], lw, R.WORD_BITS).astype(np.int64) * weights).sum(axis=2)
 
 
-def conflicts(ec: ExactCover, items_of: list[list[int]], n_primary: int, n_items: int) -> np.ndarray:
+def conflicts(ec: ExactCover, items_of: list[list[int]], n_primary: int, n_items: int,
+              new_id=lambda i: i) -> np.ndarray:
     """(n_opt, n_opt) bool: options that cannot both be in a solution (sharing any item; with colours, a
-    secondary item shared with the same colour is allowed)."""
+    secondary item shared with the same colour is allowed).  ``new_id`` maps the cover's item ids to these."""
     n_opt = len(items_of)
     inc = np.zeros((n_opt, n_items), np.float32)
     for o, its in enumerate(items_of):
         inc[o, its] = 1.0
-    colors = getattr(ec, "option_colors", None)
-    if not colors or not any(colors):
+    colors = ec.option_colors
+    if not ec.colored:
         return (inc @ inc.T) > 0
     prim = inc[:, :n_primary]
     conf = (prim @ prim.T) > 0
@@ -58,7 +59,7 @@ def conflicts(ec: ExactCover, items_of: list[list[int]], n_primary: int, n_items
     col = np.zeros((n_opt, n_items), np.int64)
     for o, pairs in enumerate(colors):
         for it, c in pairs:
-            col[o, it] = c
+            col[o, new_id(it)] = c
     for it in range(n_primary, n_items):
         users = np.flatnonzero(inc[:, it] > 0)
         if len(users) < 2:
@@ -124,7 +125,8 @@ def encode(ec: ExactCover) -> Encoded:
     optbits = np.zeros((max(n_opt, 1), nw), np.int64)
     for o, its in enumerate(items_of):
         optbits[o] = bitset_words(its, nw)
-    conf = _pack(conflicts(ec, items_of, n_primary, n_items), n_opt) if n_opt else np.zeros((1, lw), np.int64)
+    conf = (_pack(conflicts(ec, items_of, n_primary, n_items, new_id), n_opt) if n_opt
+            else np.zeros((1, lw), np.int64))
     primcnt = np.asarray([sum(1 for i in its if i < n_primary) for its in items_of] or [0], np.int64)
 
     header = np.zeros(R.H_WIDTH, np.int64)

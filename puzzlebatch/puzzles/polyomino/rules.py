@@ -1,5 +1,8 @@
 """Exact cover on bitsets, as batch-DFS rules (plain functions in the numba subset; compiled for CPU and CUDA).
 
+Long because it is the whole of Algorithm X on one table layout: the branching rules, the region test and Knuth's
+colours, which call each other by name in one compile unit.
+
 Knuth's Algorithm X without the links: the covered items are a bitset (63 items to an int64 word, so every word
 stays a non-negative int64 on every target), each option is a bitset, and the branching item's candidate options
 come from a per-item list.  Polyomino packing is the special case where the items are the board's cells.
@@ -19,6 +22,12 @@ X4  [Prune]  Reject the child when an item has no fitting option (MRV), or when 
     cells cannot be filled by the pieces left: its size must be a sum of remaining piece sizes (the subset-sum
     test of the IQ Puzzler Pro study; regions by bit-parallel flood fill on the board's own layout).
 X5  [Uncover]  :func:`undo` clears the option's bits and gives the copy back.
+
+Colours (Knuth's XCC, header ``H_XCC``): a secondary item that an option gives a colour is not in that option's
+bitset; the option lists it as a triple (item, slot, colour) instead.  A slot holds the item's colour and the number
+of chosen options holding it.  The item's covered bit means "taken": set by an option without a colour for it, or
+by the first coloured option (count 0 -> 1), cleared with the last.  An option fits when its uncoloured items are
+free (the bitset test, as ever) and each coloured item is free or held with the same colour by other options.
 
 Tables (flat int64) start with a header (``H_*`` offsets below); state layout (``S_*`` are header entries
 holding offsets into the state): covered words, group copies left, the option chosen at each depth, the item
@@ -63,7 +72,11 @@ H_LBITS = 21  # offset: per list entry, its option's NW words then its piece bit
 S_USED = 22  # state offset of the word of pieces (with one copy) already placed
 H_CAP = 23  # (reserved)
 H_GROW1 = 24  # offset: one-word boards: the shift of each of 3 axes, then the +masks, then the -masks
-H_WIDTH = 25
+H_XCC = 25  # 1: some option gives a secondary item a colour (Knuth's XCC); 0: the plain path, nothing else read
+H_OPTCOL = 26  # offset: per option, where its colour triples start in COLS (n_options + 1 entries)
+H_COLS = 27  # offset: colour triples (item, slot, colour >= 1) of the options, option by option
+S_COL = 28  # state offset of the coloured items' slots: per slot, its colour and how many chosen options hold it
+H_WIDTH = 29
 
 UNLIMITED_COPIES = 1 << 40
 
@@ -111,7 +124,48 @@ def fits(state, o, tables):
     for w in range(nw):
         if (state[w] & tables[base + w]) != 0:
             return False
+    if tables[H_XCC] != 0:
+        return colors_fit(state, o, tables)
     return True
+
+
+def colors_fit(state, o, tables):
+    """Each item that option ``o`` colours is free, or held by chosen options with the same colour."""
+    oc = tables[H_OPTCOL]
+    cols = tables[H_COLS]
+    scol = tables[S_COL]
+    for k in range(tables[oc + o], tables[oc + o + 1]):
+        t = cols + 3 * k
+        i = tables[t]
+        w = i // WORD_BITS
+        if ((state[w] >> (i - w * WORD_BITS)) & 1) != 0:
+            slot = scol + 2 * tables[t + 1]
+            if state[slot + 1] == 0 or state[slot] != tables[t + 2]:
+                return False  # taken without a colour, or with another one
+    return True
+
+
+def cover_colors(state, o, sign, tables):
+    """Take (``sign`` > 0) or give back the items that option ``o`` colours."""
+    oc = tables[H_OPTCOL]
+    cols = tables[H_COLS]
+    scol = tables[S_COL]
+    for k in range(tables[oc + o], tables[oc + o + 1]):
+        t = cols + 3 * k
+        i = tables[t]
+        w = i // WORD_BITS
+        bit = 1 << (i - w * WORD_BITS)
+        slot = scol + 2 * tables[t + 1]
+        if sign > 0:
+            if state[slot + 1] == 0:
+                state[slot] = tables[t + 2]
+                state[w] = state[w] | bit
+            state[slot + 1] += 1
+        else:
+            state[slot + 1] -= 1
+            if state[slot + 1] == 0:
+                state[slot] = 0
+                state[w] = state[w] & ~bit
 
 
 def first_item(state, tables):
@@ -423,6 +477,8 @@ def cover(state, o, sign, tables):
     else:
         for w in range(nw):
             state[w] = state[w] & ~tables[base + w]
+    if tables[H_XCC] != 0:
+        cover_colors(state, o, sign, tables)
     g = tables[tables[H_OPTGROUP] + o]
     if g >= 0:
         state[tables[S_GRP] + g] -= sign

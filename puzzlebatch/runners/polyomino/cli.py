@@ -304,7 +304,7 @@ def run_dlx_export(args) -> int:
 
 def run_dlx_solve(args) -> int:
     from puzzlebatch.runners.options import print_json
-    from puzzlebatch.puzzles.polyomino.cover import read_dlx
+    from puzzlebatch.puzzles.polyomino.cover import option_words, read_dlx
     from puzzlebatch.runners.polyomino import solver as RP
     from puzzlebatch.runners.engine.backend import select_backend
 
@@ -317,8 +317,8 @@ def run_dlx_solve(args) -> int:
     backend = select_backend(args.backend)
     t0 = work_clock()
     eng = RP.engine(ec, args.branch, False)
-    doc = {"items": ec.n_items, "primary": ec.n_primary, "options": len(ec.options), "backend": backend.name,
-           "branch": eng.mode}
+    doc = {"items": ec.n_items, "primary": ec.n_primary, "options": len(ec.options), "colors": len(ec.colors),
+           "backend": backend.name, "branch": eng.mode}
     if args.count:
         totals, _ = RP.count_engine(eng, backend, search_settings(args, backend))
         doc |= {"solutions": totals.count, "nodes": totals.nodes}
@@ -331,7 +331,7 @@ def run_dlx_solve(args) -> int:
             totals, _ = BatchDFS(eng.problem, backend, search_settings(args, backend)).first()
             chosen = []
             if totals.solutions:
-                chosen = [[ec.items[i] for i in ec.options[o]] for o in eng.decode(totals.solutions[0])]
+                chosen = [option_words(ec, o) for o in eng.decode(totals.solutions[0])]
             doc |= {"solved": bool(chosen), "options_chosen": chosen, "nodes": totals.nodes}
     doc["seconds"] = work_clock() - t0
     if args.json:
