@@ -76,22 +76,13 @@ def is_live(state, depth, o, tables):
 
 
 def pick_item(state, depth, tables):
-    """X1 for the node at ``depth``: count each uncovered primary item's live options (a pass over the live
-    options) and return the one with the fewest (-1: none uncovered, -2: one has none)."""
-    nw = tables[H_NW]
-    np_ = tables[H_NP]
-    lw = tables[H_LW]
-    k = tables[H_K]
-    prim = tables[H_PRIM]
-    cnt = tables[S_CNT]
-    live = tables[S_LIVE] + depth * lw
-    items = tables[H_OPTITEMS]
-    if nw <= 2:
-        # First a pass that ORs the live options together (two words) and marks the items seen twice and three
-        # times: an uncovered item seen by none kills the node before any counting (most rejected children die
-        # here), and an item seen once, else one seen exactly twice, is the MRV choice (its count is the least;
-        # ties: the lowest index).
+    """X1 for the node at ``depth``: the uncovered primary item with the fewest live options (-1: none
+    uncovered, -2: one has none); see :func:`pick_from_planes` and :func:`count_pick`."""
+    if tables[H_NW] <= 2:
+        lw = tables[H_LW]
+        live = tables[S_LIVE] + depth * lw
         bits = tables[H_OPTBITS]
+        nw = tables[H_NW]
         u0 = 0
         u1 = 0
         t0 = 0
@@ -113,26 +104,51 @@ def pick_item(state, depth, tables):
                     h1 = h1 | (t1 & v)
                     t1 = t1 | (u1 & v)
                     u1 = u1 | v
-        e0 = (~state[0]) & tables[prim] & M63
-        e1 = 0
-        if nw == 2:
-            e1 = (~state[1]) & tables[prim + 1] & M63
-        if (e0 & ~u0) != 0 or (e1 & ~u1) != 0:
-            return -2
-        f = e0 & ~t0
-        if f != 0:
-            return bit_index(f & (-f))
-        f = e1 & ~t1
-        if f != 0:
-            return WORD_BITS + bit_index(f & (-f))
-        if e0 == 0 and e1 == 0:
-            return -1
-        f = e0 & ~h0
-        if f != 0:
-            return bit_index(f & (-f))
-        f = e1 & ~h1
-        if f != 0:
-            return WORD_BITS + bit_index(f & (-f))
+        it = pick_from_planes(state, u0, u1, t0, t1, h0, h1, tables)
+        if it != -3:
+            return it
+    return count_pick(state, depth, tables)
+
+
+def pick_from_planes(state, u0, u1, t0, t1, h0, h1, tables):
+    """X1 from the bit planes of the live options (boards of at most two words): ``u`` the items some live
+    option holds, ``t`` two, ``h`` three.  An uncovered item held by none kills the node; one held once, else one
+    held exactly twice, is the MRV choice (the least count; ties: the lowest index).  -3: every uncovered item is
+    held three times or more, the counts decide (:func:`count_pick`)."""
+    prim = tables[H_PRIM]
+    e0 = (~state[0]) & tables[prim] & M63
+    e1 = 0
+    if tables[H_NW] == 2:
+        e1 = (~state[1]) & tables[prim + 1] & M63
+    if (e0 & ~u0) != 0 or (e1 & ~u1) != 0:
+        return -2
+    if e0 == 0 and e1 == 0:
+        return -1
+    f = e0 & ~t0
+    if f != 0:
+        return bit_index(f & (-f))
+    f = e1 & ~t1
+    if f != 0:
+        return WORD_BITS + bit_index(f & (-f))
+    f = e0 & ~h0
+    if f != 0:
+        return bit_index(f & (-f))
+    f = e1 & ~h1
+    if f != 0:
+        return WORD_BITS + bit_index(f & (-f))
+    return -3
+
+
+def count_pick(state, depth, tables):
+    """X1 by counting each uncovered primary item's live options (a pass over the live options)."""
+    nw = tables[H_NW]
+    np_ = tables[H_NP]
+    lw = tables[H_LW]
+    k = tables[H_K]
+    prim = tables[H_PRIM]
+    cnt = tables[S_CNT]
+    live = tables[S_LIVE] + depth * lw
+    items = tables[H_OPTITEMS]
     for i in range(np_):
         state[cnt + i] = 0
     for w in range(lw):
@@ -221,12 +237,41 @@ def place(state, depth, o, tables):
     lw = tables[H_LW]
     live = tables[S_LIVE] + depth * lw
     conf = tables[H_CONF] + o * lw
-    for w in range(lw):
-        state[live + lw + w] = state[live + w] & ~tables[conf + w]
     bits = tables[H_OPTBITS] + o * nw
     for w in range(nw):
         state[w] = state[w] | tables[bits + w]
-    nxt = pick_item(state, depth + 1, tables)
+    if nw <= 2:
+        # the child's live words and its bit planes (pick_item) in one pass
+        obits = tables[H_OPTBITS]
+        u0 = 0
+        u1 = 0
+        t0 = 0
+        t1 = 0
+        h0 = 0
+        h1 = 0
+        for w in range(lw):
+            x = state[live + w] & ~tables[conf + w]
+            state[live + lw + w] = x
+            while x != 0:
+                low = x & (-x)
+                x = x ^ low
+                b = obits + (w * WORD_BITS + bit_index(low)) * nw
+                v = tables[b]
+                h0 = h0 | (t0 & v)
+                t0 = t0 | (u0 & v)
+                u0 = u0 | v
+                if nw == 2:
+                    v = tables[b + 1]
+                    h1 = h1 | (t1 & v)
+                    t1 = t1 | (u1 & v)
+                    u1 = u1 | v
+        nxt = pick_from_planes(state, u0, u1, t0, t1, h0, h1, tables)
+        if nxt == -3:
+            nxt = count_pick(state, depth + 1, tables)
+    else:
+        for w in range(lw):
+            state[live + lw + w] = state[live + w] & ~tables[conf + w]
+        nxt = count_pick(state, depth + 1, tables)
     if nxt == -2 or (nxt >= 0 and depth + 1 >= goal):
         for w in range(nw):
             state[w] = state[w] & ~tables[bits + w]
