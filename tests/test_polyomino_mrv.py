@@ -224,3 +224,37 @@ def test_bedlam_cube(cpu):
     """19,186 solutions up to rotation, 460,464 in all (published; a minute or two here)."""
     r = RP.count_packing(P.build(P.parse_board("4x4x4"), S.load_pieces("bedlam")), cpu, mode="mrv")
     assert (r.distinct, r.solutions) == (19186, 460464)
+
+
+@pytest.mark.parametrize("mode", ["first", "enclosed"])
+@pytest.mark.parametrize("seed", range(4))
+def test_bitset_rules_last_level_count_equals_the_subtree(mode, seed):
+    """The same early count in the other exact-cover rules (the last option, counted without placing it)."""
+    from puzzlebatch.cpu_fallback.search import search_unit
+    from puzzlebatch.puzzles.polyomino import rules as BR
+
+    rng = random.Random(400 + seed)
+    pk = random_packing(rng)
+    while oracle_count(pk.cover) == 0:
+        pk = random_packing(rng)
+    enc = C.encode(pk.cover, mode, True)
+    u = search_unit(BR)
+    t = enc.tables
+    seen = 0
+
+    def walk(s, d):
+        nonlocal seen
+        if d == enc.goal:
+            return
+        k = u.leaf_count(s, d, t)
+        if k >= 0:
+            seen += 1
+            assert k == subtree_count(u, s.copy(), d, enc.goal, t)
+        m = u.n_choices(s, d, t)
+        for c in range(m):
+            if u.apply(s, d, c, t):
+                walk(s, d + 1)
+                u.undo(s, d, c, t)
+
+    walk(enc.root.copy(), 0)
+    assert seen > 0

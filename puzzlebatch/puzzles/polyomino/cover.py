@@ -225,6 +225,8 @@ def encode(ec: ExactCover, mode: str = "first", prune: bool = True,
     header[R.H_GOAL] = goal
     header[R.H_MODE] = {"first": R.MODE_FIRST, "mrv": R.MODE_MRV, "enclosed": R.MODE_ENCLOSED}[mode]
     header[R.H_PRUNE] = do_prune
+    primcnt = ec.primary_counts() if n_opt else np.zeros(1, np.int64)
+    header[R.H_MAXPRIM] = int(primcnt.max()) if n_opt else 0
     # a coloured item is not in its option's bitset: the colour rules take and free it (rules.cover_colors)
     xcc = ec.colored
     optbits = bitset_rows(_uncolored(ec, arr) if xcc else arr, nw)
@@ -233,6 +235,7 @@ def encode(ec: ExactCover, mode: str = "first", prune: bool = True,
     put(R.H_LSTART, starts)
     put(R.H_LIST, list_opts if len(list_opts) else [0])
     put(R.H_PRIM, bitset_words(range(ec.n_primary), nw))
+    put(R.H_PRIMCNT, primcnt)
     cells = np.flatnonzero(geo.playable) if geo is not None else []
     put(R.H_CELLS, bitset_words(cells, nw))
     header[R.H_NDIR] = len(dirs)

@@ -76,7 +76,9 @@ H_XCC = 25  # 1: some option gives a secondary item a colour (Knuth's XCC); 0: t
 H_OPTCOL = 26  # offset: per option, where its colour triples start in COLS (n_options + 1 entries)
 H_COLS = 27  # offset: colour triples (item, slot, colour >= 1) of the options, option by option
 S_COL = 28  # state offset of the coloured items' slots: per slot, its colour and how many chosen options hold it
-H_WIDTH = 29
+H_MAXPRIM = 29  # the most primary items of one option
+H_PRIMCNT = 30  # offset: per option, how many primary items it has
+H_WIDTH = 31
 
 UNLIMITED_COPIES = 1 << 40
 
@@ -520,3 +522,35 @@ def undo(state, depth, choice, tables):
     o = state[tables[S_OPT] + depth]
     if o >= 0:
         cover(state, o, -1, tables)
+
+
+def leaf_count(state, depth, tables):
+    """The solutions below this node when one more option completes it, counted without applying it (-1: search
+    on).  A fitting candidate of the branching item shares no covered item, so one with as many primary items as
+    are uncovered covers them all; when every fitting candidate does, their number is the count.  When every
+    primary item is covered the node is one solution."""
+    it = state[tables[S_ITEM] + depth]
+    if it == -1:
+        return 1
+    if it < 0:
+        return 0
+    nw = tables[H_NW]
+    prim = tables[H_PRIM]
+    left = 0
+    for w in range(nw):
+        left += popcount((~state[w]) & tables[prim + w] & M63)
+    if left > tables[H_MAXPRIM]:
+        return -1
+    lst = tables[H_LIST] + tables[tables[H_LSTART] + it]
+    n = tables[tables[H_LSTART] + it + 1] - tables[tables[H_LSTART] + it]
+    pc = tables[H_PRIMCNT]
+    found = 0
+    c = next_choice(state, depth, 0, n, tables)
+    while c < n:
+        o = tables[lst + c]
+        if fits(state, o, tables):
+            if tables[pc + o] != left:
+                return -1
+            found += 1
+        c = next_choice(state, depth, c + 1, n, tables)
+    return found
