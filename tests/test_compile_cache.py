@@ -236,3 +236,23 @@ def test_every_compiled_function_goes_through_a_compile_unit():
             if not line.startswith("#"):
                 offenders.append(f"{path.relative_to(PACKAGE)}: {line}")
     assert not offenders, "\n".join(offenders)
+
+
+def test_code_changed_in_memory_gets_its_own_key():
+    """A module edited on disk after it was imported compiles its old code: that code must not be cached under
+    the edited file's key (the key also hashes the loaded functions and constants)."""
+    import types
+
+    from puzzlebatch.jit import cache as jc
+
+    mod = types.ModuleType("puzzlebatch_toy_rules")
+    exec("K = 3\ndef rule(x):\n    return x + K\n", mod.__dict__)
+    mod.rule.__module__ = mod.__name__
+    before = jc.loaded_fingerprint([mod])
+    assert jc.loaded_fingerprint([mod]) == before  # deterministic
+    exec("def rule(x):\n    return x + 2 * K\n", mod.__dict__)  # the function changed, the file did not
+    mod.rule.__module__ = mod.__name__
+    changed = jc.loaded_fingerprint([mod])
+    assert changed != before
+    mod.K = 4  # a frozen global changed
+    assert jc.loaded_fingerprint([mod]) not in (before, changed)

@@ -223,6 +223,40 @@ def source_key(module_names: list[str], target: str, extra: str = "") -> str:
     return h.hexdigest()[:16]
 
 
+def loaded_fingerprint(modules) -> str:
+    """A hash of what these *imported* modules will compile from: every plain function's code (bytecode,
+    constants, names, defaults; nested code too) and the simple module-level values numba freezes into compiled
+    code.  :func:`source_key` reads the files on disk; a module edited after this process imported it would be
+    compiled from its old code under the new file's key (a stale entry served to every later process).  With the
+    fingerprint in the key, old code gets a key of its own, never the fresh files'.
+    """
+    import types
+
+    h = hashlib.sha256()
+
+    def code(c) -> None:
+        h.update(c.co_code)
+        h.update(repr((c.co_names, c.co_varnames, c.co_freevars, c.co_cellvars, c.co_argcount)).encode())
+        for k in c.co_consts:
+            if isinstance(k, types.CodeType):
+                code(k)
+            elif isinstance(k, frozenset):  # a set literal: its repr's order follows string hashing
+                h.update(repr(sorted(repr(x) for x in k)).encode())
+            else:
+                h.update(repr(k).encode())
+
+    for m in modules:
+        h.update(m.__name__.encode())
+        for name, obj in sorted(vars(m).items()):
+            if isinstance(obj, types.FunctionType) and obj.__module__ == m.__name__:
+                h.update(name.encode())
+                code(obj.__code__)
+                h.update(repr(obj.__defaults__).encode())
+            elif isinstance(obj, (bool, int, float, str, bytes, tuple)) and not name.startswith("__"):
+                h.update(f"{name}={obj!r}".encode())
+    return h.hexdigest()[:16]
+
+
 def _numba_versions(target: str) -> str:
     import numba
 

@@ -110,7 +110,8 @@ class Unit:
         variant = "-".join([label.replace(" ", "_"), target] + (["inline"] if inline and target == "cpu" else []))
         roles = f"rules={[m.__name__ for m in rules]} templates={[m.__name__ for m in templates]} " \
                 f"inline={inline} aliases={sorted((aliases or {}).items())}"
-        self.key = cache.source_key(self.module_names, target, extra=roles)
+        self.key = cache.source_key(self.module_names, target,
+                                    extra=roles + " loaded=" + cache.loaded_fingerprint(modules))
         self.folder = str(cache.compile_cache_dir() / f"{variant}-{self.key}")
         self.functions: dict[str, Callable] = {}
         self._plain: dict[str, tuple[types.FunctionType, ModuleType, bool]] = {}
