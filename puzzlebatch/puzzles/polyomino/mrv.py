@@ -107,7 +107,7 @@ def encode(ec: ExactCover) -> Encoded:
     lw = max(1, -(-n_opt // R.WORD_BITS))
     goal = ec.max_depth()
     k = max((len(x) for x in items_of), default=1)
-    check_memory(8 * (n_opt * (2 * lw + nw + k) + 4 * lw * (goal + 1)),
+    check_memory(8 * (n_opt * (2 * lw + nw + k) + 8 * lw * (goal + 1)),
                  f"incremental MRV over {n_opt:,} options (a conflict mask each)")
 
     lists: list[list[int]] = [[] for _ in range(n_primary)]
@@ -155,14 +155,17 @@ def encode(ec: ExactCover) -> Encoded:
     put(R.H_IMASK, _pack(imask, n_opt))
     put(R.H_PRIMCNT, primcnt)
     put(R.H_PRIM, bitset_words(range(n_primary), nw))
-    # state: covered | live options per depth (goal + 1 slots) | option per depth | item per depth | counts
+    # state: covered | live options per depth (goal + 1 slots) | option per depth | item per depth | counts |
+    # per depth the non-zero live words (a count, then their indices)
     s_live = nw
     s_opt = s_live + lw * (goal + 1)
     s_item = s_opt + goal
     s_cnt = s_item + goal + 1
-    width = s_cnt + n_primary
+    s_nz = s_cnt + n_primary
+    width = s_nz + (lw + 1) * (goal + 1)
     header[R.S_LIVE] = s_live
     header[R.S_CNT] = s_cnt
+    header[R.S_NZ] = s_nz
     header[R.S_OPT] = s_opt
     header[R.S_ITEM] = s_item
     tables = np.concatenate([header] + parts)
@@ -175,6 +178,9 @@ def encode(ec: ExactCover) -> Encoded:
     root = np.zeros(width, np.int64)
     root[:nw] = bitset_words(sorted(covered), nw)
     root[s_live:s_live + lw] = _pack(alive[None, :], n_opt)[0] if n_opt else 0
+    nonzero = np.flatnonzero(root[s_live:s_live + lw])
+    root[s_nz] = len(nonzero)
+    root[s_nz + 1:s_nz + 1 + len(nonzero)] = nonzero
     counts = np.zeros(n_primary, np.int64)
     for o in np.flatnonzero(alive):
         for i in items_of[o]:

@@ -1,25 +1,30 @@
-"""Exact cover with incremental MRV, as batch-DFS rules (numba subset; compiled for CPU and CUDA).
+"""Exact cover with MRV on live-option bitsets, as batch-DFS rules (numba subset; compiled for CPU and CUDA).
 
-What dancing links keeps, kept in flat words: every option is *live* (still compatible with the options chosen
-so far) or not, and every primary item knows how many live options contain it.  Choosing the most constrained
-item is then a scan of those counts (O(items)), not a recount of every item's options at every node.
+What dancing links keeps, kept in flat words: each node knows which options are *live* (still compatible with the
+options chosen so far), as a bitset per depth, and which of those words are not zero.  A choice is one AND-NOT
+per non-zero word with the option's precomputed conflict mask; the most constrained item comes from one pass over
+the child's live options, not from a recount of every item's options against the board.
 
 Static tables: per option its items, its items as a bitset, and its *conflict mask* -- the options that cannot
 join it in a solution (they share a primary item, an uncoloured secondary item, or a secondary item with another
 colour: Knuth's XCC rule is pairwise, so one mask per option says it all).  Per item the options that contain it.
 
-State (per work item): the covered items, the live options (a bitset), the count of live options of each primary
-item, and per depth the options that the choice at that depth killed (so that undo brings exactly those back).
+State (per work item): the covered items; per depth the live options and the list of their non-zero words (the
+child's words are computed from its parent's, so undo has nothing to restore but the covered items); the option
+and item of each depth; scratch counts.  Words of a depth's slot outside its list are zero (a slot is cleared
+word by word, along its old list, before it is rewritten).
 
 X1  [Choose an item]  The uncovered primary item with the fewest live options (ties: the lowest index; pieces
-    are items too).  ``-1``: every primary item is covered, a "finish" move then runs on to the goal depth;
-    ``-2``: some uncovered item has no live option, the node is dead.
+    are items too).  On boards of at most two words of items one pass adds the live options into bit-sliced
+    counters (three bits and a flag for eight or more, per item): an item held by none kills the node, the least
+    count below eight is the choice; only when every item is held eight times or more are the counts taken.  ``-1``: every primary
+    item is covered, a "finish" move then runs on to the goal depth; ``-2``: the node is dead.
 X2  [Try an option]  A node's choices are option ids; :func:`next_choice` finds the next live option of the
-    item with a word scan of ``live & options(item)``.
-X3  [Cover]  Kill ``live & conflict(o)`` (``o`` is its own conflict), remember them in the depth's log, and for
-    every killed option decrement the counts of its items (bit-parallel over the option words).
+    item with a scan of ``live & options(item)`` along the non-zero words.
+X3  [Cover]  ``live(child) = live & ~conflict(o)`` (``o`` is its own conflict), word by word, and ``o``'s items
+    covered.
 X4  [Prune]  The child is rejected when an uncovered item is left with no live option (X1 returns -2).
-X5  [Uncover]  :func:`undo` revives the logged options and restores their items' counts.
+X5  [Uncover]  :func:`undo` uncovers ``o``'s items; the parent's words were never touched.
 X6  [Count the last levels]  :func:`leaf_count`: when every completion needs at most two more options, the
     pairs are counted from the words without applying either (a live option of the chosen item that covers
     every uncovered item is one solution; one that leaves ``r`` items is completed by each live option that is
@@ -46,12 +51,13 @@ H_PRIMCNT = 12  # offset: per option, how many primary items it has
 H_PRIM = 13  # offset: NW words, the primary items
 H_MAXPRIM = 14  # the most primary items of one option
 # state offsets (the values are offsets into the state)
-S_LIVE = 15
-S_CNT = 16
+S_LIVE = 15  # per depth, LW words of live options
+S_CNT = 16  # scratch: a count per primary item
 H_ZERO = 17  # 0: added to an int32 choice to widen it to int64 before shifting (the simulator keeps int32)
 S_OPT = 18
 S_ITEM = 19
-H_WIDTH = 20
+S_NZ = 20  # per depth, LW + 1 entries: how many live words are not zero, then their indices in order
+H_WIDTH = 21
 
 
 def bit_index(b):
@@ -75,67 +81,31 @@ def is_live(state, depth, o, tables):
     return ((state[tables[S_LIVE] + depth * tables[H_LW] + q] >> (o - q * WORD_BITS)) & 1) == 1
 
 
-def pick_item(state, depth, tables):
-    """X1 for the node at ``depth``: the uncovered primary item with the fewest live options (-1: none
-    uncovered, -2: one has none); see :func:`pick_from_planes` and :func:`count_pick`."""
-    if tables[H_NW] <= 2:
-        lw = tables[H_LW]
-        live = tables[S_LIVE] + depth * lw
-        bits = tables[H_OPTBITS]
-        nw = tables[H_NW]
-        u0 = 0
-        u1 = 0
-        t0 = 0
-        t1 = 0
-        h0 = 0
-        h1 = 0
-        for w in range(lw):
-            x = state[live + w]
-            while x != 0:
-                low = x & (-x)
-                x = x ^ low
-                b = bits + (w * WORD_BITS + bit_index(low)) * nw
-                v = tables[b]
-                h0 = h0 | (t0 & v)
-                t0 = t0 | (u0 & v)
-                u0 = u0 | v
-                if nw == 2:
-                    v = tables[b + 1]
-                    h1 = h1 | (t1 & v)
-                    t1 = t1 | (u1 & v)
-                    u1 = u1 | v
-        it = pick_from_planes(state, u0, u1, t0, t1, h0, h1, tables)
-        if it != -3:
-            return it
-    return count_pick(state, depth, tables)
+def nz_list(depth, tables):
+    """Where the list of non-zero live words of ``depth`` starts in the state (its length, then the indices)."""
+    return tables[S_NZ] + depth * (tables[H_LW] + 1)
 
 
-def pick_from_planes(state, u0, u1, t0, t1, h0, h1, tables):
-    """X1 from the bit planes of the live options (boards of at most two words): ``u`` the items some live
-    option holds, ``t`` two, ``h`` three.  An uncovered item held by none kills the node; one held once, else one
-    held exactly twice, is the MRV choice (the least count; ties: the lowest index).  -3: every uncovered item is
-    held three times or more, the counts decide (:func:`count_pick`)."""
+def pick_from_planes(state, a0, a1, a2, as_, b0, b1, b2, bs, tables):
+    """X1 from bit-sliced counters of the live options (boards of at most two words of items): per item word,
+    three count bits (``a0 a1 a2`` for word 0, ``b0 b1 b2`` for word 1) and a flag for eight or more (``as_``,
+    ``bs``).  An uncovered item held by none kills the node; otherwise the least count below eight is the MRV
+    choice (ties: the lowest index).  -3: every uncovered item is held eight times or more, the counts decide
+    (:func:`count_pick`)."""
     prim = tables[H_PRIM]
     e0 = (~state[0]) & tables[prim] & M63
     e1 = 0
     if tables[H_NW] == 2:
         e1 = (~state[1]) & tables[prim + 1] & M63
-    if (e0 & ~u0) != 0 or (e1 & ~u1) != 0:
-        return -2
     if e0 == 0 and e1 == 0:
         return -1
-    f = e0 & ~t0
-    if f != 0:
-        return bit_index(f & (-f))
-    f = e1 & ~t1
-    if f != 0:
-        return WORD_BITS + bit_index(f & (-f))
-    f = e0 & ~h0
-    if f != 0:
-        return bit_index(f & (-f))
-    f = e1 & ~h1
-    if f != 0:
-        return WORD_BITS + bit_index(f & (-f))
+    for k in range(8):
+        m0 = e0 & ~as_ & (a0 if (k & 1) else ~a0) & (a1 if (k & 2) else ~a1) & (a2 if (k & 4) else ~a2)
+        if m0 != 0:
+            return -2 if k == 0 else bit_index(m0 & (-m0))
+        m1 = e1 & ~bs & (b0 if (k & 1) else ~b0) & (b1 if (k & 2) else ~b1) & (b2 if (k & 4) else ~b2)
+        if m1 != 0:
+            return -2 if k == 0 else WORD_BITS + bit_index(m1 & (-m1))
     return -3
 
 
@@ -148,17 +118,19 @@ def count_pick(state, depth, tables):
     prim = tables[H_PRIM]
     cnt = tables[S_CNT]
     live = tables[S_LIVE] + depth * lw
+    nz = nz_list(depth, tables)
     items = tables[H_OPTITEMS]
     for i in range(np_):
         state[cnt + i] = 0
-    for w in range(lw):
+    for j in range(state[nz]):
+        w = state[nz + 1 + j]
         x = state[live + w]
         while x != 0:
             low = x & (-x)
             x = x ^ low
             base = items + (w * WORD_BITS + bit_index(low)) * k
-            for j in range(k):
-                it = tables[base + j]
+            for q in range(k):
+                it = tables[base + q]
                 if it < 0 or it >= np_:
                     break
                 state[cnt + it] += 1
@@ -188,20 +160,24 @@ def n_choices(state, depth, tables):
 
 
 def next_live(state, depth, base, c, n, tables):
-    """The smallest option id ``>= c`` in ``live(depth) & tables[base:]`` (``n`` when none)."""
-    lw = tables[H_LW]
-    live = tables[S_LIVE] + depth * lw
+    """The smallest option id ``>= c`` in ``live(depth) & tables[base:]`` (``n`` when none), along the non-zero
+    words."""
     if c >= n:
         return n
-    w = c // WORD_BITS
-    sh = tables[H_ZERO] + (c - w * WORD_BITS)
-    x = state[live + w] & tables[base + w] & (M63 ^ ((1 << sh) - 1))
-    while x == 0:
-        w += 1
-        if w >= lw:
-            return n
+    live = tables[S_LIVE] + depth * tables[H_LW]
+    nz = nz_list(depth, tables)
+    q = c // WORD_BITS
+    for j in range(state[nz]):
+        w = state[nz + 1 + j]
+        if w < q:
+            continue
         x = state[live + w] & tables[base + w]
-    return w * WORD_BITS + bit_index(x & (-x))
+        if w == q:
+            sh = tables[H_ZERO] + (c - q * WORD_BITS)
+            x = x & (M63 ^ ((1 << sh) - 1))
+        if x != 0:
+            return w * WORD_BITS + bit_index(x & (-x))
+    return n
 
 
 def next_choice(state, depth, c, n, tables):
@@ -212,15 +188,30 @@ def next_choice(state, depth, c, n, tables):
     return next_live(state, depth, tables[H_IMASK] + it * tables[H_LW], c, n, tables)
 
 
+def clear_slot(state, depth, tables):
+    """Zero the live words of ``depth``'s slot along its list (the words outside it are zero already)."""
+    live = tables[S_LIVE] + depth * tables[H_LW]
+    nz = nz_list(depth, tables)
+    for j in range(state[nz]):
+        state[live + state[nz + 1 + j]] = 0
+    state[nz] = 0
+
+
 def apply(state, depth, choice, tables):
     it = state[tables[S_ITEM] + depth]
     if it < 0:
         state[tables[S_OPT] + depth] = -1
         state[tables[S_ITEM] + depth + 1] = -1
+        clear_slot(state, depth + 1, tables)
         lw = tables[H_LW]
         live = tables[S_LIVE] + depth * lw
-        for w in range(lw):
+        pn = nz_list(depth, tables)
+        cn = pn + lw + 1
+        for j in range(state[pn]):
+            w = state[pn + 1 + j]
             state[live + lw + w] = state[live + w]
+            state[cn + 1 + j] = w
+        state[cn] = state[pn]
         return True
     q = choice // WORD_BITS
     if ((tables[tables[H_IMASK] + it * tables[H_LW] + q] >> (choice - q * WORD_BITS)) & 1) == 0:
@@ -229,48 +220,75 @@ def apply(state, depth, choice, tables):
 
 
 def place(state, depth, o, tables):
-    """Choose option ``o`` at ``depth`` (X3, X4 and the child's X1); False, and no change, when it cannot."""
+    """Choose option ``o`` at ``depth`` (X3, X4 and the child's X1); False, and no change but to the child's
+    slot, when it cannot."""
     if not is_live(state, depth, o, tables):
         return False
     goal = tables[H_GOAL]
     nw = tables[H_NW]
     lw = tables[H_LW]
     live = tables[S_LIVE] + depth * lw
+    child = live + lw
     conf = tables[H_CONF] + o * lw
+    pn = nz_list(depth, tables)
+    cn = pn + lw + 1
+    clear_slot(state, depth + 1, tables)
     bits = tables[H_OPTBITS] + o * nw
     for w in range(nw):
         state[w] = state[w] | tables[bits + w]
+    k = 0
     if nw <= 2:
-        # the child's live words and its bit planes (pick_item) in one pass
+        # the child's live words and its bit planes (X1) in one pass
         obits = tables[H_OPTBITS]
-        u0 = 0
-        u1 = 0
-        t0 = 0
-        t1 = 0
-        h0 = 0
-        h1 = 0
-        for w in range(lw):
+        a0 = 0
+        a1 = 0
+        a2 = 0
+        as_ = 0
+        b0 = 0
+        b1 = 0
+        b2 = 0
+        bs = 0
+        for j in range(state[pn]):
+            w = state[pn + 1 + j]
             x = state[live + w] & ~tables[conf + w]
-            state[live + lw + w] = x
+            if x != 0:
+                state[child + w] = x
+                state[cn + 1 + k] = w
+                k += 1
             while x != 0:
                 low = x & (-x)
                 x = x ^ low
                 b = obits + (w * WORD_BITS + bit_index(low)) * nw
-                v = tables[b]
-                h0 = h0 | (t0 & v)
-                t0 = t0 | (u0 & v)
-                u0 = u0 | v
+                c = tables[b]  # add the option's items to the 3-bit counters, saturating at eight
+                t = a0 & c
+                a0 = a0 ^ c
+                c = a1 & t
+                a1 = a1 ^ t
+                t = a2 & c
+                a2 = a2 ^ c
+                as_ = as_ | t
                 if nw == 2:
-                    v = tables[b + 1]
-                    h1 = h1 | (t1 & v)
-                    t1 = t1 | (u1 & v)
-                    u1 = u1 | v
-        nxt = pick_from_planes(state, u0, u1, t0, t1, h0, h1, tables)
+                    c = tables[b + 1]
+                    t = b0 & c
+                    b0 = b0 ^ c
+                    c = b1 & t
+                    b1 = b1 ^ t
+                    t = b2 & c
+                    b2 = b2 ^ c
+                    bs = bs | t
+        state[cn] = k
+        nxt = pick_from_planes(state, a0, a1, a2, as_, b0, b1, b2, bs, tables)
         if nxt == -3:
             nxt = count_pick(state, depth + 1, tables)
     else:
-        for w in range(lw):
-            state[live + lw + w] = state[live + w] & ~tables[conf + w]
+        for j in range(state[pn]):
+            w = state[pn + 1 + j]
+            x = state[live + w] & ~tables[conf + w]
+            if x != 0:
+                state[child + w] = x
+                state[cn + 1 + k] = w
+                k += 1
+        state[cn] = k
         nxt = count_pick(state, depth + 1, tables)
     if nxt == -2 or (nxt >= 0 and depth + 1 >= goal):
         for w in range(nw):
@@ -309,8 +327,10 @@ def completions(state, depth, p, r, tables):
     conf = tables[H_CONF] + p * lw
     mask = tables[H_IMASK] + j * lw
     pc = tables[H_PRIMCNT]
+    nz = nz_list(depth, tables)
     found = 0
-    for w in range(lw):
+    for jj in range(state[nz]):
+        w = state[nz + 1 + jj]
         x = state[live + w] & tables[mask + w] & ~tables[conf + w]
         while x != 0:
             low = x & (-x)
@@ -346,8 +366,10 @@ def leaf_count(state, depth, tables):
     live = tables[S_LIVE] + depth * lw
     mask = tables[H_IMASK] + it * lw
     pc = tables[H_PRIMCNT]
+    nz = nz_list(depth, tables)
     found = 0
-    for w in range(lw):
+    for jj in range(state[nz]):
+        w = state[nz + 1 + jj]
         x = state[live + w] & tables[mask + w]
         while x != 0:
             low = x & (-x)
