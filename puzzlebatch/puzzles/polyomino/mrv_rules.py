@@ -66,14 +66,12 @@ def bit_index(b):
 
 
 def popcount(x):
-    """Set bits of a non-negative int64 (SWAR without a multiply)."""
+    """Set bits of a non-negative int64 (SWAR; the byte sums are added by one wrapping multiply, the form LLVM
+    turns into a popcount instruction on the CPU)."""
     x = x - ((x >> 1) & 0x5555555555555555)
     x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
     x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
-    x = x + (x >> 8)
-    x = x + (x >> 16)
-    x = x + (x >> 32)
-    return x & 0x7F
+    return ((x * 0x0101010101010101) >> 56) & 0xFF
 
 
 def is_live(state, depth, o, tables):
