@@ -84,37 +84,17 @@ UNLIMITED_COPIES = 1 << 40
 
 
 def bit_index(b):
-    """Index of the single set bit of ``b`` (a power of two below 2**63)."""
-    n = 0
-    if (b & 0xFFFFFFFF) == 0:
-        n += 32
-        b = b >> 32
-    if (b & 0xFFFF) == 0:
-        n += 16
-        b = b >> 16
-    if (b & 0xFF) == 0:
-        n += 8
-        b = b >> 8
-    if (b & 0xF) == 0:
-        n += 4
-        b = b >> 4
-    if (b & 0x3) == 0:
-        n += 2
-        b = b >> 2
-    if (b & 0x1) == 0:
-        n += 1
-    return n
+    """Index of the single set bit of ``b`` (a power of two below 2**63), without branches."""
+    return popcount(b - 1)
 
 
 def popcount(x):
-    """Set bits of a non-negative int64 (SWAR without a multiply, so no overflow on any target)."""
+    """Set bits of a non-negative int64 (SWAR; the byte sums are added by one wrapping multiply, the form LLVM
+    turns into a popcount instruction on the CPU)."""
     x = x - ((x >> 1) & 0x5555555555555555)
     x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
     x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
-    x = x + (x >> 8)
-    x = x + (x >> 16)
-    x = x + (x >> 32)
-    return x & 0x7F
+    return ((x * 0x0101010101010101) >> 56) & 0xFF
 
 
 def fits(state, o, tables):
