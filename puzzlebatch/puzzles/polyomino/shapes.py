@@ -83,8 +83,11 @@ def normalize(cells: Iterable[Sequence[int]]) -> frozenset[Cell]:
 
 
 def transform(cells: Iterable[Cell], m: np.ndarray) -> frozenset[Cell]:
-    rows = [[int(v) for v in r] for r in m]
-    return normalize(tuple(sum(r[j] * c[j] for j in range(len(c))) for r in rows) for c in cells)
+    arr = np.asarray(list(cells), np.int64) @ np.asarray(m, np.int64).T
+    if not len(arr):
+        return frozenset()
+    arr -= arr.min(axis=0)
+    return frozenset(map(tuple, arr.tolist()))
 
 
 @lru_cache(maxsize=4096)
