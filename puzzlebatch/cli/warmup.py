@@ -42,6 +42,8 @@ def _tasks(family: str, backend: str, tmp: Path) -> list[tuple[str, list[str]]]:
                                           "--branch", "auto", *b, "--json"]),
                  ("3D count", ["polyomino", "count", "--board", "2x2x2", "--pieces", "tetracubes", "--unlimited",
                                *b, "--json"]),
+                 ("count --branch mrv", ["polyomino", "count", "--board", "3x2x2", "--pieces", "tetracubes",
+                                         "--branch", "mrv", *b, "--json"]),
                  ("strip count", ["polyomino", "count", "--board", "4x8", "--pieces", "dominoes", "--unlimited",
                                   "--method", "transfer", "--exact", "crt", *b, "--json"]),
                  ("band solve", ["polyomino", "solve", "--board", "60x60", "--pieces", "dominoes", "--unlimited",
