@@ -176,6 +176,23 @@ def test_portfolio_keeps_the_best_weights_per_game(cpu, tmp_path):
     assert {s.entry["seed"]: s.total for s in both} == {k: max(d[k] for d in single) for k in single[0]}
 
 
+def test_survival_retry_plans_again_only_the_games_that_died(cpu):
+    from puzzlebatch.runners.hextris.player import SURVIVAL_WEIGHTS, GamePlan, survival_plans
+
+    problem = official_problem(13)
+    alive = GamePlan(problem, 0, [], 0, "out_of_units")
+    dead = dataclasses.replace(alive, end="spawn_blocked")
+    assert survival_plans(problem, cpu, [alive], 1, 1, 1, None, None, None, None) == []
+    assert survival_plans(problem, cpu, [dead], 1, 1, 1, None, None, None, 0.0) == []  # no planning time left
+    again = survival_plans(problem, cpu, [alive, dead], 1, 1, 1, None, None, None, None)
+    assert len(again) == len(SURVIVAL_WEIGHTS) and all(g.seed == 0 and g.placements for g in again)
+    for g in again:  # each replays to the move score its plan gives
+        sim = Playouts([problem], cpu)
+        games = sim.new_games([0])
+        sim.run_placements(games, np.array(g.placements, np.int64)[None], record=False)
+        assert int(games.move_scores[0]) == g.move_score
+
+
 def test_max_games_bounds_every_batch(cpu):
     from puzzlebatch.runners.hextris.player import games_for_memory
 

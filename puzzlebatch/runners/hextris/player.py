@@ -466,8 +466,9 @@ def play_problems(problems: list[Problem], backend: Backend, *, seeds: dict[int,
     80 % of its share the search narrows to greedy (beam 1, keep 1); past 85 % of the whole time the planning
     stops (the games keep their best state: legal partial games) and the phrase weaving tries no more phrases past
     the problem's share.  Without ``seconds`` the beam is ``beam`` throughout.  ``timings`` (a list) receives
-    one dict per problem: planning and spelling seconds, budget, mean and largest beam.  ``megabytes`` bounds the
-    games held at once (:func:`games_for_memory`; the beam and ``keep`` shrink to fit, down to one state per game).
+    one dict per problem: planning and spelling seconds, budget, mean and largest beam, games retried for
+    survival.  ``megabytes`` bounds the games held at once (:func:`games_for_memory`; the beam and ``keep`` shrink
+    to fit, down to one state per game).
 
     With ``survival``, a game whose plan ends spawn-blocked before its last unit is planned again with every row of
     :data:`SURVIVAL_WEIGHTS` (one batch, in the planning time left); all its plans are spelled and the exact scorer
@@ -511,9 +512,11 @@ def play_problems(problems: list[Problem], backend: Backend, *, seeds: dict[int,
         w = np.repeat(weights, len(games), axis=0) if weights.ndim == 2 else weights
         player = BeamPlayer(p, backend, w, beam, keep, max_beam, cap)
         plans = player.plan(games * rows, soft, hard, budget, prefixes * rows)
+        retried = []
         if survival:
-            plans += survival_plans(p, backend, plans, beam, keep, max_beam, cap, soft, hard,
+            retried = survival_plans(p, backend, plans, beam, keep, max_beam, cap, soft, hard,
                                      None if budget is None else budget - (time.perf_counter() - start))
+            plans += retried
         t_plan = time.perf_counter()
         solved = spell(plans, backend, phrases, tag=tag, weave_phrases=weave_phrases, deadline=mine)
         out.extend(solved)
@@ -521,7 +524,8 @@ def play_problems(problems: list[Problem], backend: Backend, *, seeds: dict[int,
             used = player.beams_used
             timings.append({"problem": p.id, "plan_s": t_plan - start, "spell_s": time.perf_counter() - t_plan,
                             "budget_s": budget, "mean_beam": float(np.mean(used)) if used else 0.0,
-                            "max_beam": int(max(used)) if used else 0})
+                            "max_beam": int(max(used)) if used else 0,
+                            "survival_retries": len(retried) // len(SURVIVAL_WEIGHTS)})
         if on_problem is not None:
             on_problem(p, solved)
     return out
