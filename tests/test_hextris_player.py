@@ -184,7 +184,7 @@ def test_survival_retry_plans_again_only_the_games_that_died(cpu):
     dead = dataclasses.replace(alive, end="spawn_blocked")
     assert survival_plans(problem, cpu, [alive], 1, 1, 1, None, None, None, None) == []
     assert survival_plans(problem, cpu, [dead], 1, 1, 1, None, None, None, 0.0) == []  # no planning time left
-    again = survival_plans(problem, cpu, [alive, dead], 1, 1, 1, None, None, None, None)
+    again = survival_plans(problem, cpu, [alive, dead, dead], 1, 1, 1, None, None, None, None)  # once per game
     assert len(again) == len(SURVIVAL_WEIGHTS) and all(g.seed == 0 and g.placements for g in again)
     for g in again:  # each replays to the move score its plan gives
         sim = Playouts([problem], cpu)

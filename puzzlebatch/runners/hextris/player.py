@@ -2,6 +2,10 @@
 playout kernels, with phrases of power woven into the command paths and every solution re-scored by the exact
 scorer.
 
+Long because it is the whole player pipeline (the weights and their files, the beam search, the survival retry,
+spelling and exact re-scoring, the time shares of ``play_problems``): each step hands the next its ``GamePlan``s
+and one time budget runs through them all.
+
 For every unit of every game (all seeds of a problem advance together, one batch; the unit sequence is the one
 the seed's generator gives, so the search plans with the units that will come):
 
@@ -439,7 +443,8 @@ def survival_plans(problem: Problem, backend: Backend, plans: list[GamePlan], be
     """The games of ``plans`` that ended spawn-blocked, planned again with every row of :data:`SURVIVAL_WEIGHTS`
     (one batch, at most :data:`SURVIVAL_CHILDREN` children per beam state; ``budget`` the planning seconds left,
     none: the fixed beam)."""
-    dead = [g for g in plans if g.end == "spawn_blocked"]
+    # once per seed and start (a portfolio may have let the same game die under several weight rows)
+    dead = list({(g.seed, g.prefix): g for g in plans if g.end == "spawn_blocked"}.values())
     if not dead or (budget is not None and budget <= 0) or (hard is not None and time.perf_counter() > hard):
         return []
     rows = len(SURVIVAL_WEIGHTS)
