@@ -12,7 +12,8 @@ the seed's generator gives, so the search plans with the units that will come):
 1. :meth:`Playouts.evaluate` lists, for each beam state, every position where the unit can lock (a breadth-first
    search over positions, pivot × rotation class, in the kernel) with the features of the board each would leave
    (the lock and its line clears done on a scratch copy, then the hex evaluation ``evaluation.board_eval``: holes that
-   no unit can reach, covered cells, wells, row and down transitions, height, danger in the spawn zone);
+   no unit can reach and the rows that hold them, covered cells, wells, row and down transitions, mass, height,
+   danger in the spawn zone);
 2. each candidate's value is the weighted sum of :data:`FEATURE_NAMES` (the move score it would have, its depth
    and contacts, minus the board features); the ``beam + keep`` best of each game are placed on copies of their
    states (:meth:`GameBatch.take`, then one :meth:`Playouts.run_placements` batch: shortest legal command path,
@@ -46,7 +47,8 @@ from puzzlebatch.runners.hextris.playouts import GREEDY_WEIGHTS, GameBatch, Play
 #: the evaluation's weights, one per name.  A state's value is ``w[score] * score + w[depth] * depth +
 #: w[contact] * contact - sum(w[k] * feature[k])`` over the board features (the others): the move score so far, then
 #: for the last lock its depth (the sum of its members' rows) and the sides it touches, then the hex board features
-#: of ``rules.B_*`` (holes, covered cells, wells, row and down transitions, height, spawn-zone danger).
+#: of ``evaluation.B_*`` (holes, covered cells, wells, row and down transitions, mass, height, spawn-zone danger,
+#: rows that hold a hole).
 FEATURE_NAMES = ("score", "depth", "contact", "holes", "covered", "wells", "row_transitions", "down_transitions",
                  "mass", "height", "danger", "hole_rows")
 #: the sign each weight takes in the value (the weights themselves are >= 0)
