@@ -84,7 +84,8 @@ def main() -> int:
     seconds = time.perf_counter() - t0
     for t in timings:
         print(f"problem {t['problem']}: planning {t['plan_s']:.1f} s (budget {t['budget_s'] or 0:.1f} s, mean beam "
-              f"{t['mean_beam']:.1f}, max {t['max_beam']}), spelling {t['spell_s']:.1f} s")
+              f"{t['mean_beam']:.1f}, max {t['max_beam']}), spelling {t['spell_s']:.1f} s"
+              + (f", {t['survival_retries']} games retried for survival" if t.get("survival_retries") else ""))
     print(f"\n{len(solved)} games in {seconds:.1f} s on {backend.name} (time {args.seconds:g} s, beam "
           f"{args.beam}..{args.max_beam}, keep {args.keep}, weights {np.asarray(weights).tolist()}); "
           "machine: 2-core CPU, shared")

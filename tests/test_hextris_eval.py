@@ -45,6 +45,7 @@ def _problem(picture: str, units=([(0, 0)],), length: int = 5):
 # height: the highest full cell is in row 0 -> 4 rows
 # spawn zone: a one-cell unit spawns at x = (5 - 1) // 2 = 2: columns 1..3, rows 0..1 (1 row + 1); the first
 # full cell there is (1,0) in row 0 -> danger 2 - 0 = 2
+# rows holding a hole: row 2 ((2,2) (3,2)) and row 3 ((1,3)) -> 2
 BOARD_A = """
 . # . . .
 . # # # .
@@ -52,7 +53,8 @@ BOARD_A = """
 # . # # #
 """
 EXPECTED_A = {evaluation.B_HOLES: 3, evaluation.B_COVERED: 1, evaluation.B_WELLS: 3, evaluation.B_ROW_TRANS: 12,
-              evaluation.B_DOWN_TRANS: 19, evaluation.B_MASS: 23, evaluation.B_HEIGHT: 4, evaluation.B_DANGER: 2}
+              evaluation.B_DOWN_TRANS: 19, evaluation.B_MASS: 23, evaluation.B_HEIGHT: 4, evaluation.B_DANGER: 2,
+              evaluation.B_HOLE_ROWS: 2}
 
 
 def _expected(d: dict) -> list[int]:
@@ -95,7 +97,8 @@ BOARD_B = """
 . . . . . .
 """
 EXPECTED_B = {evaluation.B_HOLES: 0, evaluation.B_COVERED: 5, evaluation.B_WELLS: 2, evaluation.B_ROW_TRANS: 8,
-              evaluation.B_DOWN_TRANS: 27, evaluation.B_MASS: 8, evaluation.B_HEIGHT: 2, evaluation.B_DANGER: 1}
+              evaluation.B_DOWN_TRANS: 27, evaluation.B_MASS: 8, evaluation.B_HEIGHT: 2, evaluation.B_DANGER: 1,
+              evaluation.B_HOLE_ROWS: 0}
 
 
 def test_board_features_under_a_shelf(cpu):
@@ -103,6 +106,31 @@ def test_board_features_under_a_shelf(cpu):
     assert Playouts([p], cpu).board_features(Playouts([p], cpu).new_games([0]).boards).tolist() == \
         [_expected(EXPECTED_B)]
     assert _plain_eval(p) == _expected(EXPECTED_B)
+
+
+# Rows with holes, apart from the holes themselves: a lid over row 1 but for its east end.
+#
+#   y0  .  .  .  .  .        row 0: all reached.  row 1 (odd: from x or x+1 above): x4 from (4,0) -> reached.
+#   y1    #  #  #  #  .      row 2 (even: from x-1 or x above): x0 under (0,1) #; x2 under (1,1) # (2,1) #;
+#   y2  .  #  .  .  #        x3 under (2,1) # (3,1) #; the run along the row starts nowhere -> none reached.
+#   y3    #  .  #  .  #      row 3 (odd: from x or x+1 above): x1 under (1,2) # and the unreached (2,2); x3
+#                            under the unreached (3,2) and (4,2) # -> none reached.
+# holes: (0,2) (2,2) (3,2) (1,3) (3,3) -> 5, in two rows -> hole rows 2
+BOARD_C = """
+. . . . .
+# # # # .
+. # . . #
+# . # . #
+"""
+
+
+def test_rows_with_holes_count_each_row_once(cpu):
+    p = _problem(BOARD_C)
+    sim = Playouts([p], cpu)
+    f = sim.board_features(sim.new_games([0]).boards)[0]
+    assert (f[evaluation.B_HOLES], f[evaluation.B_HOLE_ROWS]) == (5, 2)
+    g = _plain_eval(p)
+    assert (g[evaluation.B_HOLES], g[evaluation.B_HOLE_ROWS]) == (5, 2)
 
 
 def test_evaluated_placement_clears_its_row(cpu):
@@ -123,7 +151,8 @@ def test_evaluated_placement_clears_its_row(cpu):
     assert f[evaluation.C_POINTS] == 101 and f[evaluation.C_PLACE + rules.F_LINES] == 1
     assert f[evaluation.C_BOARD:].tolist() == _expected({evaluation.B_HOLES: 0, evaluation.B_COVERED: 0, evaluation.B_WELLS: 0,
                                                     evaluation.B_ROW_TRANS: 6, evaluation.B_DOWN_TRANS: 7, evaluation.B_MASS: 0,
-                                                    evaluation.B_HEIGHT: 0, evaluation.B_DANGER: 0})
+                                                    evaluation.B_HEIGHT: 0, evaluation.B_DANGER: 0,
+                                                    evaluation.B_HOLE_ROWS: 0})
     # every candidate's board features are those of the board its placement leaves (placed by the kernel)
     for k, place in enumerate(rows):
         child = games.take([0])

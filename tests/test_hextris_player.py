@@ -119,7 +119,7 @@ def test_play_cli_out_then_resume_skips_finished_problems(capsys, tmp_path):
 
 @pytest.mark.parametrize("args, message", [
     (["hextris", "play", "11", "--seed", "99"], "--seed 99: not a seed of problem 11"),
-    (["hextris", "play", "11", "--weights", "{tmp}/w.json"], "expected a list of 11 numbers >= 0"),
+    (["hextris", "play", "11", "--weights", "{tmp}/w.json"], "expected a list of 12 numbers >= 0"),
     (["hextris", "play", "11", "--weights", "{tmp}/none.json"], "none.json: cannot read"),
     (["hextris", "play", "11", "--beam", "0"], "--beam: 0: must be at least 1"),
     (["hextris", "play", "11", "--seed", "0", "--all-seeds"], "--seed and --all-seeds"),
@@ -133,21 +133,64 @@ def test_play_cli_bad_input(args, message, capsys, tmp_path):
 
 def test_load_weights_accepts_a_plain_list(tmp_path):
     f = tmp_path / "w.json"
-    f.write_text("[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11.5]")
-    assert load_weights(f).tolist() == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11.5]
+    f.write_text("[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11.5, 12]")
+    assert load_weights(f).tolist() == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11.5, 12]
+
+
+def test_load_weights_reads_files_written_before_hole_rows(tmp_path):
+    f = tmp_path / "w.json"
+    f.write_text(json.dumps([[1] * 11, [2] * 12]))
+    assert load_weights(f).tolist() == [[1] * 11 + [0], [2] * 12]
+    f.write_text(json.dumps({"weights": [3] * 11}))
+    assert load_weights(f).tolist() == [3] * 11 + [0]
+
+
+def test_rank_in_group_and_children_per_state(cpu):
+    from puzzlebatch.runners.hextris.player import _rank_in_group as rank_in_group
+
+    groups = np.array([1, 0, 1, 1, 0])
+    values = np.array([5.0, 2.0, 7.0, 5.0, 3.0])
+    # group 0: 3.0 (index 4) then 2.0 (1); group 1: 7.0 (2), then the tie 5.0, 5.0 in index order (0, 3)
+    assert rank_in_group(groups, values).tolist() == [1, 1, 0, 2, 0]
+    problem = official_problem(11)
+    free = BeamPlayer(problem, cpu, beam=4, keep=2).plan(problem.source_seeds[:2])
+    capped = BeamPlayer(problem, cpu, beam=4, keep=2, children=2).plan(problem.source_seeds[:2])
+    for plans in (free, capped):
+        for g in plans:  # every plan replays to the score the planner gave it
+            sim = Playouts([problem], cpu)
+            games = sim.new_games([g.seed])
+            sim.run_placements(games, np.array(g.placements, np.int64)[None], record=False)
+            assert int(games.move_scores[0]) == g.move_score > 0
 
 
 def test_portfolio_keeps_the_best_weights_per_game(cpu, tmp_path):
     from puzzlebatch.runners.hextris.player import play_problems
 
     problem = official_problem(23)  # the shelves board: the weights decide how long a game lasts
-    rows = [DEFAULT_WEIGHTS.tolist(), [1, 1, 1, 50, 10, 5, 5, 3, 1, 5, 300]]
+    rows = [DEFAULT_WEIGHTS.tolist(), [1, 1, 1, 50, 10, 5, 5, 3, 1, 5, 300, 0]]
     single = [{s.entry["seed"]: s.total for s in play_problems([problem], cpu, weights=np.array(w), beam=2, keep=3)}
               for w in rows]
     f = tmp_path / "p.json"
     f.write_text(json.dumps(rows))
     both = play_problems([problem], cpu, weights=load_weights(f), beam=2, keep=3)
     assert {s.entry["seed"]: s.total for s in both} == {k: max(d[k] for d in single) for k in single[0]}
+
+
+def test_survival_retry_plans_again_only_the_games_that_died(cpu):
+    from puzzlebatch.runners.hextris.player import SURVIVAL_WEIGHTS, GamePlan, survival_plans
+
+    problem = official_problem(13)
+    alive = GamePlan(problem, 0, [], 0, "out_of_units")
+    dead = dataclasses.replace(alive, end="spawn_blocked")
+    assert survival_plans(problem, cpu, [alive], 1, 1, 1, None, None, None, None) == []
+    assert survival_plans(problem, cpu, [dead], 1, 1, 1, None, None, None, 0.0) == []  # no planning time left
+    again = survival_plans(problem, cpu, [alive, dead, dead], 1, 1, 1, None, None, None, None)  # once per game
+    assert len(again) == len(SURVIVAL_WEIGHTS) and all(g.seed == 0 and g.placements for g in again)
+    for g in again:  # each replays to the move score its plan gives
+        sim = Playouts([problem], cpu)
+        games = sim.new_games([0])
+        sim.run_placements(games, np.array(g.placements, np.int64)[None], record=False)
+        assert int(games.move_scores[0]) == g.move_score
 
 
 def test_max_games_bounds_every_batch(cpu):

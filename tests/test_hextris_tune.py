@@ -19,7 +19,7 @@ from tests.test_cli import run_cli
 def test_first_generation_holds_the_ancestor_and_random_genes():
     cfg = TuneConfig()
     pop = first_generation(cfg, np.random.default_rng(1))
-    assert pop.shape == (12, 11) and pop[0].tolist() == ANCESTOR_GENES.tolist() == [1] * 11
+    assert pop.shape == (12, 12) and pop[0].tolist() == ANCESTOR_GENES.tolist() == [1] * 12
     assert pop[1].tolist() == HAND_GENES.tolist()  # the player's default weights, as genes
     assert genes_to_weights(HAND_GENES).tolist() == DEFAULT_WEIGHTS.tolist()
     assert pop[2:].min() >= 0 and pop[2:].max() <= 10
@@ -31,7 +31,7 @@ def test_next_generation_keeps_the_four_best_and_breeds_the_rest():
     pop = first_generation(cfg, rng)
     fit = np.arange(12)[::-1] * 10  # genome 0 best, then 1, 2, 3
     nxt = next_generation(pop, fit, cfg, rng)
-    assert nxt.shape == (12, 11)
+    assert nxt.shape == (12, 12)
     assert nxt[:4].tolist() == pop[:4].tolist()
     # children lie between their parents' genes (+- the random factor) unless mutated
     lo, hi = pop[:4].min(axis=0) - 1, pop[:4].max(axis=0) + 1
@@ -42,7 +42,7 @@ def test_next_generation_keeps_the_four_best_and_breeds_the_rest():
 
 def test_evaluate_batches_genomes_like_separate_players(cpu):
     p = official_problem(21)
-    genomes = np.array([HAND_GENES, [0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0]])
+    genomes = np.array([HAND_GENES, [0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0]])
     fit = evaluate(genomes, [(p, p.source_seeds[0])], cpu, beam=2, keep=3)
     one = [BeamPlayer(p, cpu, genes_to_weights(g), 2, 3).plan(p.source_seeds[:1])[0].move_score for g in genomes]
     assert fit.tolist() == one
@@ -158,7 +158,7 @@ def test_exact_fitness_is_the_exact_total_of_the_spelled_solutions(cpu):
     from puzzlebatch.runners.hextris.player import spell
 
     p = official_problem(21)
-    genomes = np.array([HAND_GENES, [0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0]])
+    genomes = np.array([HAND_GENES, [0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0]])
     fit = evaluate(genomes, [(p, p.source_seeds[0])], cpu, beam=2, keep=3, fitness="exact")
     one = [spell(BeamPlayer(p, cpu, genes_to_weights(g), 2, 3).plan(p.source_seeds[:1]), cpu, load_phrases())[0]
            .total for g in genomes]

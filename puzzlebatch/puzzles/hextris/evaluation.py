@@ -22,10 +22,11 @@ B_WELLS = 2  # reachable empty cells whose two side neighbours (W and E) are ful
 B_ROW_TRANS = 3  # full/empty changes along each row, walls counted full
 B_DOWN_TRANS = 4  # full/empty changes from each cell to its two lower neighbours (SW, SE); the floor counts full
 B_MASS = 5  # the full cells' heights above the floor, summed (a row cleared lowers every cell above it by one)
-B_HEIGHT = 6  # rows from the highest full cell down to the floor (0: empty board)
-B_DANGER = 7  # how far full cells reach into the spawn zone: zone rows minus the free rows above them (>= 0)
-N_BOARD = 8
-N_ROW_FEATURES = 6  # B_HOLES .. B_MASS: sums over the rows
+B_HOLE_ROWS = 6  # rows with at least one hole: a row that holds a hole can never be completed while the hole lasts
+B_HEIGHT = 7  # rows from the highest full cell down to the floor (0: empty board)
+B_DANGER = 8  # how far full cells reach into the spawn zone: zone rows minus the free rows above them (>= 0)
+N_BOARD = 9
+N_ROW_FEATURES = 7  # B_HOLES .. B_HOLE_ROWS: sums over the rows
 # candidate features (``evaluate_placements``): the lock's move points, the placement features (F_*), then the
 # features of the board after the lock and its line clears (B_*)
 C_POINTS = 0
@@ -93,6 +94,7 @@ def eval_row(board, tab, y, reach, rprev, rcur, acc):
             run = True
         elif run:
             reach[rcur + (x >> 6)] |= bit_mask(x & 63)
+    hole_row = 0
     for x in range(w):
         f = _bit(board, rb, x)
         for d in range(2):  # the lower neighbours SW, SE (the floor is full; no wall below the board)
@@ -107,6 +109,7 @@ def eval_row(board, tab, y, reach, rprev, rcur, acc):
             continue
         if _bit(reach, rcur, x) == 0:
             acc[B_HOLES] += 1
+            hole_row = 1
             continue
         if y > 0:
             for d in range(2):  # the upper neighbours NW, NE (inside the board)
@@ -116,6 +119,7 @@ def eval_row(board, tab, y, reach, rprev, rcur, acc):
                     break
         if (x == 0 or _bit(board, rb, x - 1) != 0) and (x + 1 == w or _bit(board, rb, x + 1) != 0):
             acc[B_WELLS] += 1
+    acc[B_HOLE_ROWS] += hole_row
 
 
 def board_top(board, tab):

@@ -34,7 +34,7 @@ from puzzlebatch.runners.engine.backend import Backend
 from puzzlebatch.runners.hextris.player import DEFAULT_WEIGHTS, FEATURE_NAMES, BeamPlayer
 
 #: the weight of one gene step, per feature (``FEATURE_NAMES`` order)
-GENE_SCALE = np.array([0.1, 1, 1, 5, 1, 1, 1, 1, 1, 1, 30], dtype=np.float64)
+GENE_SCALE = np.array([0.1, 1, 1, 5, 1, 1, 1, 1, 1, 1, 30, 5], dtype=np.float64)
 #: the player's default weights as genes, and the document's ancestor: every gene 1
 HAND_GENES = np.rint(DEFAULT_WEIGHTS / GENE_SCALE).astype(np.int64)
 ANCESTOR_GENES = np.ones(len(FEATURE_NAMES), dtype=np.int64)
