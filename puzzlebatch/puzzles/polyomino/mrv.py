@@ -34,12 +34,15 @@ class Encoded:
 
 
 def _pack(rows: np.ndarray, n_bits: int) -> np.ndarray:
-    """Bool rows (n, n_bits) as 63-bit words: an (n, ceil(n_bits / 63)) int64 array."""
+    """Bool rows (n, n_bits) as 63-bit words: an (n, ceil(n_bits / 63)) int64 array (bit j of word w is column
+    63 w + j; the 64th bit of each word stays 0)."""
     lw = max(1, -(-n_bits // R.WORD_BITS))
-    pad = np.zeros((rows.shape[0], lw * R.WORD_BITS), bool)
-    pad[:, :n_bits] = rows
-    weights = np.left_shift(np.int64(1), np.arange(R.WORD_BITS, dtype=np.int64))
-    return (pad.reshape(rows.shape[0], lw, R.WORD_BITS).astype(np.int64) * weights).sum(axis=2)
+    pad = np.zeros((rows.shape[0], lw, 64), bool)
+    flat = np.zeros((rows.shape[0], lw * R.WORD_BITS), bool)
+    flat[:, :n_bits] = rows
+    pad[:, :, :R.WORD_BITS] = flat.reshape(rows.shape[0], lw, R.WORD_BITS)
+    packed = np.packbits(pad, axis=2, bitorder="little")  # (n, lw, 8) bytes, least significant first
+    return np.ascontiguousarray(packed).view("<u8").reshape(rows.shape[0], lw).astype(np.int64)
 
 
 def conflicts(ec: ExactCover, items_of: list[list[int]], n_primary: int, n_items: int,

@@ -186,12 +186,32 @@ class CountResult:
         return dict(self.__dict__)
 
 
+# The MRV states are wide (live words and their lists per depth: 14 KB on Bedlam): on the CPU many small items per
+# launch mean many budget stops, and splitting and re-queuing them cost more than the search (Bedlam: 17 s with
+# the default batch, 10.5 s with 8 items a launch, 10.8 s with 32; bench/RESULTS.md).
+MRV_CPU_BATCH = 16
+
+
+def engine_settings(eng: Engine, backend: Backend, settings: SearchSettings | None) -> SearchSettings | None:
+    """``settings`` for this engine: on the CPU the MRV engine's default batch is :data:`MRV_CPU_BATCH` items (a
+    batch size set by hand is kept)."""
+    from dataclasses import replace
+
+    from puzzlebatch.runners.engine.search import default_settings
+
+    if eng.rules is not mrv_rules or backend.kind != "cpu":
+        return settings
+    base = default_settings(backend)
+    s = settings or base
+    return replace(s, batch_size=MRV_CPU_BATCH) if s.batch_size == base.batch_size else s
+
+
 def count_engine(eng: Engine, backend: Backend, settings: SearchSettings | None = None,
                  frontier: Frontier | None = None, on_batch: Callable | None = None,
                  max_batches: int | None = None, totals: SearchTotals | None = None, pool=None, sink=None):
     """Count the solutions below the given frontier (default: the root); ``pool`` runs the work items and
     ``sink(states, weights)`` receives the solutions (see :meth:`BatchDFS.count`)."""
-    dfs = BatchDFS(eng.problem, backend, settings, pool=pool)
+    dfs = BatchDFS(eng.problem, backend, engine_settings(eng, backend, settings), pool=pool)
     totals = totals or SearchTotals()
     if eng.dead:
         return totals, Frontier.root(eng.problem).take(slice(0, 0))
@@ -261,7 +281,8 @@ def count_packing_run(pk: P.Packing, backend: Backend, mode: str = DEFAULT_MODE,
         totals, left = count_engine(eng, backend, settings, frontier=leaf_frontier(eng, plain), on_batch=on_batch,
                                     max_batches=max_batches, pool=pool, sink=rows_sink)
     else:
-        totals, left = BatchDFS(eng.problem, backend, settings, pool=pool).count(frontier, totals, on_batch=on_batch,
+        totals, left = BatchDFS(eng.problem, backend, engine_settings(eng, backend, settings),
+                                pool=pool).count(frontier, totals, on_batch=on_batch,
                                                                                  max_batches=max_batches,
                                                                                  sink=rows_sink)
     n_distinct = totals.count
