@@ -159,7 +159,10 @@ def test_sigint_checkpoints_a_running_count(tmp_path):
     args = [sys.executable, "-m", "puzzlebatch", "snake", "count", chain, "--box", "3x3x4", "--backend", "cpu",
             "--out", str(out), "--checkpoint-every", "0", "--budget", "200", "--batch-size", "4", "--json"]
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    proc = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # A shell's background job starts with SIGINT ignored, and its children inherit that (Python then installs no
+    # handler): give the count the default disposition, as a terminal would.
+    proc = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.monotonic() + 300
         while time.monotonic() < deadline and proc.poll() is None:  # wait for the first checkpoint

@@ -27,7 +27,8 @@ SCRIPT = textwrap.dedent("""
 
     import numba.cuda.dispatcher as dispatcher
 
-    ARRAY = {"state": types.int64[::1], "tables": types.int64[::1], "arr": types.int64[::1]}
+    ARRAY = {"state": types.int64[::1], "tables": types.int64[::1], "arr": types.int64[::1],
+             "fixed": types.int64[::1]}
     done = []
     for cc in [tuple(int(v) for v in sys.argv[1].split("."))]:  # one per process: no overload cached for another
         # Device functions called from the one being compiled ask the current device for its compute capability;

@@ -20,17 +20,28 @@ import numpy as np
 from numba import prange
 
 from puzzlebatch import jit
+from puzzlebatch.jit.atomic import LANES, fetch_add
 from puzzlebatch.puzzles import search
 from puzzlebatch.puzzles.search import OUT_WIDTH
 
 
-# Items differ wildly in size: hand them out one at a time (chunksize 1), not in equal contiguous blocks.
-@jit.driver(parallel=True, chunksize=1)
+@jit.driver(parallel=True)
 def dfs_batch(states, stacks, roots, los, goal, budget, max_solutions, stop_after, solutions, out, tables):
-    """The per-item DFS over every item of a batch (see :func:`puzzlebatch.puzzles.search.dfs_item`)."""
-    for i in prange(states.shape[0]):
-        dfs_item(states[i], stacks[i], roots[i], los[i], goal, budget, max_solutions, stop_after,
-                 solutions[i], out[i], tables)
+    """The per-item DFS over every item of a batch (see :func:`puzzlebatch.puzzles.search.dfs_item`).
+
+    Items differ in cost by orders of magnitude, so each thread takes the next item from a shared counter
+    (:func:`puzzlebatch.jit.atomic.fetch_add`) instead of a fixed block of them.
+    """
+    n = states.shape[0]
+    cursor = np.empty(1, np.int64)
+    cursor[0] = 0
+    for _ in prange(min(LANES, n)):
+        while True:
+            i = fetch_add(cursor, 0, 1)
+            if i >= n:
+                break
+            dfs_item(states[i], stacks[i], roots[i], los[i], goal, budget, max_solutions, stop_after,
+                     solutions[i], out[i], tables)
 
 
 @jit.driver
@@ -95,6 +106,21 @@ def split_batch(states, stacks, roots, depths, weights, tables):
             out_weights[q] = weights[i]
         j += k
     return out_states[:j], out_depths[:j], out_los[:j], out_weights[:j]
+
+
+@jit.driver
+def fix_batch(root, fixed, counts, tables):
+    """Nodes below the root reached by the family's moves ``fixed[i, :counts[i]]`` (the optional rule
+    ``fix_options``; exact cover: option ids, e.g. symmetry-breaking leaves).  Returns (states, ok): ``ok[i]``
+    False where those moves do not fit."""
+    n = fixed.shape[0]
+    states = np.empty((n, root.shape[0]), np.int64)
+    ok = np.zeros(n, np.bool_)
+    for i in range(n):
+        for k in range(root.shape[0]):
+            states[i, k] = root[k]
+        ok[i] = fix_options(states[i], fixed[i], counts[i], tables)
+    return states, ok
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ import numpy as np
 from numba import prange
 
 from puzzlebatch import jit
+from puzzlebatch.jit.atomic import LANES, fetch_add
 from puzzlebatch.puzzles.sliding import rules
 
 _CHUNK = 2048  # items per scratch allocation in the expansion drivers
@@ -48,20 +49,27 @@ def pdb_expand_batch(codes, k, rows, cols, out):
             pdb_expand_item(codes[i], k, rows, cols, out[i], pos, occ)
 
 
-# Instances differ wildly in cost: hand them out one at a time (chunksize 1).
-@jit.driver(parallel=True, chunksize=1)
+# Instances differ wildly in cost: each thread takes the next one from a shared counter (puzzlebatch.jit.atomic).
+@jit.driver(parallel=True)
 def ida_batch(boards, rows, cols, hkind, max_len, pdb, pat_tiles, pat_k, pat_off, tile_pat, mir, use_mirror,
               paths, stats):
     n = rows * cols
     n_pat = pat_k.shape[0]
     kmax = pat_tiles.shape[1]
-    for i in prange(boards.shape[0]):
-        board = boards[i].copy()
-        ida_item(board, rows, cols, hkind, max_len, pdb, pat_tiles, pat_k, pat_off, tile_pat, mir,
-                 use_mirror, paths[i], stats[i], np.empty(n, np.int64), np.empty(max_len + 1, np.int64),
-                 np.empty(n_pat, np.int64), np.empty(n_pat, np.int64), np.empty(3 * (max_len + 1), np.int64),
-                 np.empty(rows + cols, np.int64), np.empty(2 * max(rows, cols), np.int64),
-                 np.empty(kmax, np.int64))
+    n_boards = boards.shape[0]
+    cursor = np.empty(1, np.int64)
+    cursor[0] = 0
+    for _ in prange(min(LANES, n_boards)):
+        while True:
+            i = fetch_add(cursor, 0, 1)
+            if i >= n_boards:
+                break
+            board = boards[i].copy()
+            ida_item(board, rows, cols, hkind, max_len, pdb, pat_tiles, pat_k, pat_off, tile_pat, mir,
+                     use_mirror, paths[i], stats[i], np.empty(n, np.int64), np.empty(max_len + 1, np.int64),
+                     np.empty(n_pat, np.int64), np.empty(n_pat, np.int64), np.empty(3 * (max_len + 1), np.int64),
+                     np.empty(rows + cols, np.int64), np.empty(2 * max(rows, cols), np.int64),
+                     np.empty(kmax, np.int64))
 
 
 @lru_cache(maxsize=None)

@@ -44,10 +44,9 @@ _MARK = "__puzzlebatch_jit__"
 def driver(fn: Callable | None = None, **options):
     """Mark a template function as a CPU entry point compiled with ``njit(**options)`` (e.g. ``parallel=True``).
 
-    ``chunksize=K`` (with ``parallel=True``) hands the ``prange`` iterations out K at a time, for items of very
-    different cost; it is set around each call from Python, because a function that calls
-    ``numba.set_parallel_chunksize`` itself cannot be cached.  The function is returned unchanged: it is compiled
-    only as part of a :class:`Unit`.
+    The function is returned unchanged: it is compiled only as part of a :class:`Unit`.  A ``prange`` over items of
+    very different cost should take them from a work queue (:mod:`puzzlebatch.jit.atomic`): numba's own
+    ``prange`` hands each thread a fixed block.
     """
     def mark(f):
         setattr(f, _MARK, ("driver", options))
@@ -151,11 +150,9 @@ class Unit:
                 raise ValueError(f"{clone.__name__} is a CUDA kernel: it cannot be in a CPU unit")
             if kind is None and inline:
                 options = {"inline": "always"}
-            options = dict(options)
-            chunksize = options.pop("chunksize", None)
             disp = njit(**options)(clone)
             disp._cache = cache.cpu_cache_class()(clone)
-            return disp if chunksize is None else ChunkedDriver(disp, chunksize)
+            return disp
         from numba import cuda
 
         if kind == "driver":
@@ -178,29 +175,6 @@ class Unit:
 
     def __repr__(self) -> str:
         return f"<Unit {self.label} ({self.target}): {len(self.functions)} functions in {self.folder}>"
-
-
-class ChunkedDriver:
-    """A parallel driver called with ``numba.set_parallel_chunksize(chunksize)`` in force (see :func:`driver`)."""
-
-    def __init__(self, dispatcher, chunksize: int) -> None:
-        self.dispatcher = dispatcher
-        self.chunksize = chunksize
-        self.py_func = dispatcher.py_func
-
-    def __call__(self, *args):
-        from numba import set_parallel_chunksize
-
-        previous = set_parallel_chunksize(self.chunksize)
-        try:
-            return self.dispatcher(*args)
-        finally:
-            set_parallel_chunksize(previous)
-
-    def __getattr__(self, name):
-        if name == "dispatcher":  # not set yet (unpickling): no recursion
-            raise AttributeError(name)
-        return getattr(self.dispatcher, name)
 
 
 _units: dict[tuple, Unit] = {}

@@ -297,6 +297,15 @@ def place(state, depth, o, tables):
     return True
 
 
+def fix_options(state, fixed, k, tables):
+    """Turn the root ``state`` into the node where options ``fixed[0..k-1]`` were chosen at depths 0..k-1 (a
+    symmetry-breaking leaf); False when one cannot be placed."""
+    for d in range(k):
+        if not place(state, d, fixed[d], tables):
+            return False
+    return True
+
+
 def undo(state, depth, choice, tables):
     o = state[tables[S_OPT] + depth]
     if o >= 0:

@@ -440,6 +440,24 @@ def branch_item(state, tables):
     return first_item(state, tables)
 
 
+def fix_options(state, fixed, k, tables):
+    """Turn the root ``state`` into the node where options ``fixed[0..k-1]`` were chosen at depths 0..k-1 (a
+    symmetry-breaking leaf); False when one does not fit, or the node is dead or pruned."""
+    for d in range(k):
+        o = fixed[d]
+        if not fits(state, o, tables):
+            return False
+        cover(state, o, 1, tables)
+        state[tables[S_OPT] + d] = o
+    it = branch_item(state, tables)
+    if it == -2 or (it >= 0 and k >= tables[H_GOAL]):
+        return False
+    if it >= 0 and tables[H_PRUNE] != 0 and k > 0 and dead_region(state, fixed[k - 1], tables):
+        return False
+    state[tables[S_ITEM] + k] = it
+    return True
+
+
 def n_choices(state, depth, tables):
     if depth >= tables[H_GOAL]:
         return 0

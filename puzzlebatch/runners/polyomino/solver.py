@@ -61,30 +61,21 @@ class Engine:
         """The options chosen in a solution state (in search order)."""
         return [int(o) for o in state[self.s_opt:self.s_opt + self.enc.goal] if o >= 0]
 
+    def states_with(self, leaves: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
+        """The root with each leaf's options applied (as depths 0..k-1), in one compiled call (the rules'
+        ``fix_options``): ``(states, ok)``, ``ok[i]`` False where leaf ``i``'s options do not fit or prune."""
+        n = len(leaves)
+        width = max([1] + [len(f) for f in leaves])
+        fixed = np.full((n, width), -1, np.int64)
+        for i, f in enumerate(leaves):
+            fixed[i, :len(f)] = f
+        counts = np.array([len(f) for f in leaves], np.int64)
+        return _host_rules(self.rules).fix_batch(self.enc.root, fixed, counts, self.enc.tables)
+
     def state_with(self, fixed: Sequence[int]) -> np.ndarray | None:
         """The root with options ``fixed`` applied (as depths 0..k-1); None if they do not fit or prune."""
-        if self.rules is mrv_rules:
-            r = _host_rules(mrv_rules)
-            s = self.enc.root.copy()
-            for d, o in enumerate(fixed):
-                if not r.place(s, d, o, self.enc.tables):
-                    return None
-            return s
-        r = _host_rules()  # the compiled rules, called from Python
-        s = self.enc.root.copy()
-        t = self.enc.tables
-        for d, o in enumerate(fixed):
-            if not r.fits(s, o, t):
-                return None
-            r.cover(s, o, 1, t)
-            s[t[rules.S_OPT] + d] = o
-        it = r.branch_item(s, t)
-        if it == -2 or (it >= 0 and len(fixed) >= self.enc.goal):
-            return None
-        if it >= 0 and t[rules.H_PRUNE] and fixed and r.dead_region(s, fixed[-1], t):
-            return None
-        s[t[rules.S_ITEM] + len(fixed)] = it
-        return s
+        states, ok = self.states_with([list(fixed)])
+        return states[0] if ok[0] else None
 
 
 def default_branch(pk: P.Packing) -> str:
@@ -189,7 +180,7 @@ class CountResult:
 # The MRV states are wide (live words and their lists per depth: 14 KB on Bedlam): on the CPU many small items per
 # launch mean many budget stops, and splitting and re-queuing them cost more than the search (Bedlam: 17 s with
 # the default batch, 10.5 s with 8 items a launch, 10.8 s with 32; bench/RESULTS.md).
-MRV_CPU_BATCH = 16
+MRV_CPU_BATCH = 128
 
 
 def engine_settings(eng: Engine, backend: Backend, settings: SearchSettings | None) -> SearchSettings | None:
@@ -222,16 +213,10 @@ def count_engine(eng: Engine, backend: Backend, settings: SearchSettings | None 
 
 
 def leaf_frontier(eng: Engine, leaves: Sequence[P.Leaf]) -> Frontier:
-    states, depths = [], []
-    for leaf in leaves:
-        s = eng.state_with(leaf.fixed)
-        if s is not None:
-            states.append(s)
-            depths.append(len(leaf.fixed))
-    width = len(eng.enc.root)
-    st = np.array(states, np.int64).reshape(-1, width)
+    states, ok = eng.states_with([lf.fixed for lf in leaves])
+    depths = np.array([len(lf.fixed) for lf in leaves], np.int32)[ok]
     n = len(depths)
-    return Frontier(st, np.array(depths, np.int32), np.zeros(n, np.int32), np.ones(n, np.int64))
+    return Frontier(states[ok], depths, np.zeros(n, np.int32), np.ones(n, np.int64))
 
 
 def count_packing(pk: P.Packing, backend: Backend, mode: str = DEFAULT_MODE, prune: bool = DEFAULT_PRUNE,
