@@ -23,7 +23,8 @@ Peers (``--peers``, default every one available), each in a child process killed
 3D cases on a cube (``soma``, ``bedlam``): by default (``--fix auto``) the peers get the problem with one piece
 (the first with the most orientations, i.e. no rotational symmetry) kept in its first orientation only, the usual
 way to break the board's rotations with a plain solver; its count is then ``solutions / orientations`` of that
-piece (per rotation class), checked against ours.  ``--fix none`` gives the peers the whole problem.
+piece (per rotation class), checked against ours.  ``--fix none`` gives the peers the whole problem, ``--fix
+large`` only the cubes over 32 cells (Bedlam) with one piece fixed: one run then holds the whole table.
 """
 
 from __future__ import annotations
@@ -77,6 +78,9 @@ def xcover_options(pk: P.Packing, fix_piece: str | None = None):
     primary = [f"c{i}" for i in range(ec.n_items) if i not in set(ec.precovered)] + \
         [f"p:{p.name}" for p in pk.pieces]
     return options, primary
+
+
+LARGE_CUBE = 32  # --fix large: cubes over this many cells are given to the peers with one piece fixed
 
 
 def fixed_piece(pk: P.Packing) -> str | None:
@@ -289,8 +293,9 @@ def main() -> int:
                     help="peers alone: counts are checked between them and against the known totals")
     ap.add_argument("--timeout", type=float, default=None,
                     help="seconds allowed to each peer run; killed and reported as '> T s' (default: none)")
-    ap.add_argument("--fix", choices=("auto", "none"), default="auto",
+    ap.add_argument("--fix", choices=("auto", "large", "none"), default="auto",
                     help="auto: the peers get 3D cube packings with one piece in its first orientation; "
+                         f"large: only those over {LARGE_CUBE} cells (Soma whole, Bedlam fixed); "
                          "none: the whole problem")
     ap.add_argument("--dlx1", type=Path, default=Path(os.environ.get("DLX1") or DLX1_DEFAULT),
                     help=f"the dlx1 binary (default $DLX1 or {str(DLX1_DEFAULT).replace(str(Path.home()), '~')})")
@@ -329,7 +334,8 @@ def main() -> int:
             row.update({"solutions": res.solutions, "distinct": res.distinct, "nodes": res.nodes, "branch": mode,
                         "puzzlebatch_wall_median_s": statistics.median(walls),
                         "puzzlebatch_cpu_median_s": statistics.median(cpus), "repeat": repeat})
-        fix = fixed_piece(pk) if args.fix == "auto" else None
+        fix = fixed_piece(pk) if args.fix == "auto" or (args.fix == "large" and pk.board.n_cells > LARGE_CUBE) \
+            else None
         orient = len(next(p for p in pk.pieces if p.name == fix).orientations()) if fix else 1
         row["peer_problem"] = f"{fix} fixed (1/{orient})" if fix else "whole"
         if res is not None:

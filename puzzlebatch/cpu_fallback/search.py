@@ -36,12 +36,23 @@ def dfs_batch(states, stacks, roots, los, goal, budget, max_solutions, stop_afte
     cursor = np.empty(1, np.int64)
     cursor[0] = 0
     for _ in prange(min(LANES, n)):
-        while True:
-            i = fetch_add(cursor, 0, 1)
-            if i >= n:
-                break
-            dfs_item(states[i], stacks[i], roots[i], los[i], goal, budget, max_solutions, stop_after,
-                     solutions[i], out[i], tables)
+        i = fetch_add(cursor, 0, 1)
+        if i < n:
+            # The item runs on this thread's own copies of its state, stack and results: neighbouring rows of
+            # the shared arrays, taken by the other threads, may share a cache line with them (narrow states:
+            # IQ Puzzler Pro's count took 36 % more CPU time on two threads than on one without the copies).
+            state = np.empty(states.shape[1], np.int64)
+            stack = np.empty(stacks.shape[1], np.int32)
+            res = np.empty(out.shape[1], np.int64)
+            while i < n:
+                state[:] = states[i]
+                stack[:] = stacks[i]
+                dfs_item(state, stack, roots[i], los[i], goal, budget, max_solutions, stop_after, solutions[i],
+                         res, tables)
+                states[i] = state
+                stacks[i] = stack
+                out[i] = res
+                i = fetch_add(cursor, 0, 1)
 
 
 @jit.driver

@@ -396,25 +396,30 @@ def break_symmetry(pk: Packing, syms: Sequence[Symmetry], img: OptionImages) -> 
     words = bitset_rows(ec.option_array(), nw)
     once = [g for g, p in enumerate(pk.pieces) if p.count - ec.group_used.get(g, 0) == 1]
     leaves: list[Leaf] = []
+    # the options of the pieces used once, and where each option sits among them
+    fixed_opts = np.concatenate([by_group.get(g, np.zeros(0, np.int64)) for g in once] + [np.zeros(0, np.int64)])
+    fixed_group = groups[fixed_opts]
+    once_words = words[fixed_opts]
+    n_groups = max(len(pk.pieces), int(groups.max()) + 1 if len(groups) else 0)
+    idx_pos = np.full(len(groups), -1, np.int64)
+    idx_pos[fixed_opts] = np.arange(len(fixed_opts))
 
     def recurse(fixed: list[int], H: list[int]):
         if len(H) == 1:
             leaves.append(Leaf(fixed, H))
             return
-        taken = np.bitwise_or.reduce(words[fixed], axis=0) if fixed else np.zeros(nw, np.int64)
         used_groups = {ec.option_group[o] for o in fixed}
-        best = None
-        for g in once:
-            if g in used_groups or any(syms[h].pieces[g] != g for h in H):
-                continue
-            idx = by_group.get(g, np.zeros(0, np.int64))
-            cand = idx[~(words[idx] & taken).any(axis=1)]
-            if best is None or len(cand) < len(best[1]):
-                best = (g, cand)
-        if best is None:
+        allowed = [g for g in once if g not in used_groups and all(syms[h].pieces[g] == g for h in H)]
+        if not allowed:
             leaves.append(Leaf(fixed, H))
             return
-        cand = np.array(best[1], np.int64)
+        # the candidates of every allowed piece at once: its options that miss the cells already taken
+        free = ~(once_words & np.bitwise_or.reduce(words[fixed], axis=0)).any(axis=1) if fixed \
+            else np.ones(len(fixed_opts), bool)
+        counts = np.bincount(fixed_group[free], minlength=n_groups)
+        g = min(allowed, key=lambda a: counts[a])  # the fewest candidates (the first of them on ties)
+        idx = by_group.get(g, np.zeros(0, np.int64))
+        cand = idx[free[idx_pos[idx]]] if len(idx) else idx
         if not len(cand):
             return
         orbits = img[np.ix_(H, cand)]  # (|H|, candidates)
