@@ -1,23 +1,27 @@
-"""Phrases of power woven by search: for each unit, a beam search over sequences of phrases and single moves from
-where the unit is to where it must lock, maximising the power gained.
+"""Phrases of power woven by search: a beam search, unit after unit, over sequences of phrases and single moves
+that lock every unit where the plan says, maximising the power gained.
 
 :func:`phrases.weave` is greedy: at each position it takes the best-ranked phrase that fits.  :func:`weave_search`
-takes the same placements (the planned lock of every unit) and, per unit, searches instead.  A search state is the
-unit's position, the positions visited in its row (the repeat rule, RULES.md §10), the phrase matcher's state (the
-phrase begun at the end of the text: :class:`phrases.PhraseMatcher`) and the phrases first spelled by this unit;
-its value is the power gained so far (``2 * len`` per phrase completed, 300 more for a phrase new to the game).
-A state grows by a text (a phrase, or the rest of a phrase begun at the end of the text) or by one move (written
-with its character that completes or goes deepest into a phrase); every move must stay on a position from which
-the lock position is reachable at all (the reverse breadth-first distances of ``phrases._reverse_bfs``) and never
-repeat a position of its row.  At the lock position the unit locks with one of the commands blocked there, written
-with the character worth most (a text may end with that lock: ``ei!`` whose ``!`` locks).
+takes the same placements (the planned lock of every unit) and searches instead.  A search state is the unit's
+position, the positions visited in its row (the repeat rule, RULES.md §10), the phrase matcher's state (the phrase
+begun at the end of the text: :class:`phrases.PhraseMatcher`) and the phrases spelled so far in the game; its value
+is the power gained so far (``2 * len`` per occurrence completed, 300 more for a phrase new to the game).  A state
+grows by a text (a phrase, or the rest of a phrase begun at the end of the text) or by one move (written with its
+character that completes a phrase or goes deepest into one); every move must land on a position from which the
+planned lock position is reachable at all (the reverse breadth-first distances of ``phrases.reverse_bfs``) and
+must not repeat a position of its row.  At the lock position the unit locks with one of the commands blocked
+there, written with a character worth most (a text may end with that lock: ``ei!`` whose ``!`` locks).  With
+``across``, a text may lock the unit at its planned place and go on with the next unit's moves (the board after
+a lock at the planned place, hence the next unit's spawn, does not depend on the path).
 
-No command moves a unit up, so the states are taken row by row, top down; within a row, best value first, and at
-most ``beam`` states with distinct (position, matcher state, phrases new to this unit) are expanded per row (the
-first one taken of each such key is the best).  Among the states that lock, the best value wins.  A unit whose
-search finds no way (the beam lost it) or that starts past ``deadline`` takes a shortest legal path
-(``phrases._walk``).  Every emitted command is executed through :func:`rules.step` and the lock checked against
-the plan; the caller re-scores the finished string with the exact scorer.
+No command moves a unit up, so a unit's states are taken row by row, top down; within a row best value first, and
+at most ``beam`` states with distinct (position, matcher state, phrases used) are expanded per row (the first
+taken of each such key has the best value).  The states that lock a unit are the roots of the next unit's search
+(at most ``keep`` per starting row, best value first), so a unit's choice is not final until the units after it
+are searched.  The floor of each unit's search is a shortest legal path (``phrases.shortest_walk``) from its best
+expanded states; past ``deadline`` the remaining units take shortest paths.  The finished string is replayed
+through :func:`rules.step` (every unit must lock at its planned placement, no error), and the caller re-scores it
+with the exact scorer.
 """
 
 from __future__ import annotations
@@ -29,8 +33,8 @@ import numpy as np
 
 from puzzlebatch.puzzles.hextris import rules
 from puzzlebatch.puzzles.hextris.model import COMMAND_CHARS
-from puzzlebatch.runners.hextris.phrases import (DOWN, PhraseMatcher, _reachable, _reverse_bfs, _signed, _Unit,
-                                                 _walk, phrase_commands)
+from puzzlebatch.runners.hextris.phrases import (DOWN, PhraseMatcher, UnitMoves, phrase_commands, reachable,
+                                                 reverse_bfs, shortest_walk, signed_words)
 
 
 class _Chars:
@@ -124,10 +128,10 @@ def weave_search(tab: list, seed: int, placements, phrases: list[str], beam: int
             if st[rules.S_END] != rules.END_IN_PROGRESS:
                 raise ValueError(f"placement {placements[len(infos)]}: the game has ended")
             px, py, rot = placements[len(infos)]
-            unit = _Unit(tab, list(bd), st[rules.S_UNIT], tab_arr, _signed(bd))
+            unit = UnitMoves(tab, list(bd), st[rules.S_UNIT], tab_arr, signed_words(bd))
             target = (px - (py >> 1), py, tab[unit.crot + rot % 6])
             start = (st[rules.S_PQ], st[rules.S_PR], tab[unit.crot + st[rules.S_ROT]])
-            dist = _reverse_bfs(unit, target, start[1])
+            dist = reverse_bfs(unit, target, start[1])
             lock_cmds = [c for c in range(6) if not unit.fits(unit.move(target, c))]
             if not lock_cmds or start not in dist:
                 raise ValueError(f"placement {(px, py, rot)} is not reachable")
@@ -147,9 +151,9 @@ def weave_search(tab: list, seed: int, placements, phrases: list[str], beam: int
         character); the state that starts unit ``j + 1``, or None if the target cannot be reached from there."""
         inf = info(j)
         p, vs, s, used, value, _ = st
-        if not _reachable(inf.unit, p, set(vs), inf.target, inf.dist):
+        if not reachable(inf.unit, p, set(vs), inf.target, inf.dist):
             return None
-        cmds = _walk(inf.unit, p, set(vs), inf.target, inf.dist) + [None]
+        cmds = shortest_walk(inf.unit, p, set(vs), inf.target, inf.dist) + [None]
         text = []
         for k, c in enumerate(cmds):
             pick = None
@@ -285,7 +289,7 @@ def weave_search(tab: list, seed: int, placements, phrases: list[str], beam: int
                         roots.setdefault(k + 1, []).append(root_after(k, s2, u2, value + g, back))
                     elif k > j:
                         ik = info(k)
-                        if _reachable(ik.unit, q, set(qv), ik.target, ik.dist):
+                        if reachable(ik.unit, q, set(qv), ik.target, ik.dist):
                             roots.setdefault(k, []).append((q, qv, s2, u2, value + g, back))
                     else:
                         counter += 1
