@@ -337,7 +337,7 @@ def test_compiled_reachability_equals_the_plain_python_one(cpu, pid):
     random positions between the spawn row and the target's, with random sets of positions already visited in
     their row."""
     from puzzlebatch.puzzles.hextris import rules
-    from puzzlebatch.runners.hextris.phrases import _reachable, _reachable_plain, _reverse_bfs, _signed, _Unit
+    from puzzlebatch.runners.hextris.phrases import reachable, _reachable_plain, reverse_bfs, signed_words, UnitMoves
 
     problem = official_problem(pid)
     rng = random.Random(pid)
@@ -350,9 +350,9 @@ def test_compiled_reachability_equals_the_plain_python_one(cpu, pid):
     for place in places:
         board = [int(v) & ((1 << 64) - 1) for v in games.boards[0]]
         u = int(games.states[0, rules.S_UNIT])
-        unit = _Unit(tab, board, u, tab_arr, _signed(board))
+        unit = UnitMoves(tab, board, u, tab_arr, signed_words(board))
         target = (place[0] - (place[1] >> 1), place[1], tab[unit.crot + place[2] % 6])
-        dist = _reverse_bfs(unit, target, 0)
+        dist = reverse_bfs(unit, target, 0)
         rows = {}  # every valid position from the spawn row down to the target's, by row
         for y in range(int(games.states[0, rules.S_PR]), target[1] + 1):
             rows[y] = [(q, y, tab[unit.crot + r]) for q in range(-8 - y, problem.width + 8) for r in range(6)
@@ -362,7 +362,7 @@ def test_compiled_reachability_equals_the_plain_python_one(cpu, pid):
             p = rng.choice(row)
             visited = {p} | set(rng.sample(row, min(len(row), rng.randrange(0, 12))))
             plain = _reachable_plain(unit, p, visited, target, dist)
-            assert _reachable(unit, p, visited, target, dist) == plain
+            assert reachable(unit, p, visited, target, dist) == plain
             checked[plain] += 1
         sim.run_placements(games, np.array(place)[None, None, :], record=False)
     assert checked[True] > 0 and checked[False] > 0

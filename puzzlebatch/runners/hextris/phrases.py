@@ -1,7 +1,7 @@
 """Phrases of power woven into command paths (plain Python over the same rule functions as the kernels).
 
-Long because :func:`weave` is one algorithm of some 200 lines with its private reachability helpers (``_Unit``,
-``_Dist``, ``_reverse_bfs``, ``_reachable``, ``_try_path``, ``_step_towards``): kept together since those helpers
+Long because :func:`weave` is one algorithm of some 200 lines with its private reachability helpers (``UnitMoves``,
+``_Dist``, ``reverse_bfs``, ``reachable``, ``_try_path``, ``_step_towards``): kept together since those helpers
 serve it alone, and :func:`opening` and :func:`placements_of` replay games with the same rule functions.
 
 Given where each unit of a game must lock (the player's placements), :func:`weave` writes a command string that
@@ -18,7 +18,7 @@ Reachability is exact: no command moves a unit up, so a legal path from ``P`` (r
 visited in that row) to the target ``T`` is a walk inside row ``r`` that avoids ``V`` followed (unless ``T`` is
 in row ``r``) by a downward move onto a position from which ``T`` is reachable at all (a fresh row: shortest
 paths never repeat a position).  The positions from which ``T`` is reachable, with their distances, come from a
-reverse breadth-first search from ``T`` (:func:`_reverse_bfs`).
+reverse breadth-first search from ``T`` (:func:`reverse_bfs`).
 
 The rule functions of ``rules.py`` run here as plain Python on lists (``tab``, ``board``), the same code the
 kernels compile; every emitted command is also executed through :func:`rules.step`, and the caller re-scores the
@@ -49,7 +49,7 @@ def phrase_commands(phrase: str) -> list[int] | None:
     return out
 
 
-class _Unit:
+class UnitMoves:
     """Moves of one unit on one board, with rotations kept canonical (modulo the unit's symmetry)."""
 
     def __init__(self, tab: list, board: list, u: int, tab_arr, board_arr):
@@ -94,7 +94,7 @@ class _Dist:
         return self.d[self._id(p)] - 1
 
 
-def _reverse_bfs(unit: _Unit, target, top_row: int) -> _Dist:
+def reverse_bfs(unit: UnitMoves, target, top_row: int) -> _Dist:
     """Distance to ``target`` of every valid position (rows ``top_row`` .. target's) that can reach it
     (``rules.reverse_distances``, compiled for the CPU)."""
     from puzzlebatch.cpu_fallback.hextris import weave_rules
@@ -107,7 +107,7 @@ def _reverse_bfs(unit: _Unit, target, top_row: int) -> _Dist:
     return _Dist(tab, work[:npos].tolist(), work[:npos].copy())
 
 
-def _reachable(unit: _Unit, p, visited: set, target, dist: _Dist) -> bool:
+def reachable(unit: UnitMoves, p, visited: set, target, dist: _Dist) -> bool:
     """True when ``target`` can be reached legally from ``p`` with ``visited`` marked in ``p``'s row
     (``rules.row_reachable``, compiled for the CPU)."""
     if p == target:
@@ -125,8 +125,8 @@ def _reachable(unit: _Unit, p, visited: set, target, dist: _Dist) -> bool:
     return _reachable_plain(unit, p, visited, target, dist)
 
 
-def _reachable_plain(unit: _Unit, p, visited: set, target, dist: _Dist) -> bool:
-    """:func:`_reachable` in plain Python (the oracle of the compiled rule)."""
+def _reachable_plain(unit: UnitMoves, p, visited: set, target, dist: _Dist) -> bool:
+    """:func:`reachable` in plain Python (the oracle of the compiled rule)."""
     if p == target:
         return True
     seen = {p}
@@ -148,7 +148,7 @@ def _reachable_plain(unit: _Unit, p, visited: set, target, dist: _Dist) -> bool:
     return False
 
 
-def _try_path(unit: _Unit, p, visited: set, cmds: list[int]):
+def _try_path(unit: UnitMoves, p, visited: set, cmds: list[int]):
     """Follow ``cmds`` from ``p``; the end position and visited set, or None if a move locks or repeats."""
     visited = set(visited)
     for cmd in cmds:
@@ -165,11 +165,11 @@ def _try_path(unit: _Unit, p, visited: set, cmds: list[int]):
     return p, visited
 
 
-def _signed(board: list) -> np.ndarray:
+def signed_words(board: list) -> np.ndarray:
     return np.array([w - (1 << 64) if w >> 63 else w for w in board], dtype=np.int64)
 
 
-def _step_towards(unit: _Unit, p, visited: set, target, dist: _Dist):
+def _step_towards(unit: UnitMoves, p, visited: set, target, dist: _Dist):
     """One move along a shortest legal path to ``target``: ``(command, position, visited)``, or None."""
     moves = []
     for cmd in range(6):
@@ -179,15 +179,15 @@ def _step_towards(unit: _Unit, p, visited: set, target, dist: _Dist):
         moves.append((dist[q], cmd, q))
     for d, cmd, q in sorted(moves):
         nv = {q} if cmd in DOWN else visited | {q}
-        if _reachable(unit, q, nv, target, dist):
+        if reachable(unit, q, nv, target, dist):
             return cmd, q, nv
     return None
 
 
-def _walk(unit: _Unit, p, visited: set, target, dist: _Dist | None = None) -> list[int]:
+def shortest_walk(unit: UnitMoves, p, visited: set, target, dist: _Dist | None = None) -> list[int]:
     """A legal shortest path (commands) from ``p`` to ``target`` (no lock)."""
     if dist is None:
-        dist = _reverse_bfs(unit, target, p[1])
+        dist = reverse_bfs(unit, target, p[1])
     out = []
     while p != target:
         cmd, p, visited = _step_towards(unit, p, visited, target, dist)
@@ -372,9 +372,9 @@ def weave(tab: list, seed: int, placements, phrases: list[str], max_tries: int =
                     return None
                 vq = {now}
                 if j not in infos:
-                    un = _Unit(tab, list(bd), u2, tab_arr, _signed(bd))
+                    un = UnitMoves(tab, list(bd), u2, tab_arr, signed_words(bd))
                     tj = planned(j, u2)
-                    infos[j] = (un, tj, _reverse_bfs(un, tj, now[1]))
+                    infos[j] = (un, tj, reverse_bfs(un, tj, now[1]))
             elif c in DOWN:
                 vq = {now}
             else:
@@ -382,7 +382,7 @@ def weave(tab: list, seed: int, placements, phrases: list[str], max_tries: int =
         if j == i:
             return None  # (plain phrases within the unit are tried by _try_path)
         un, tj, dj = infos[j]
-        if now not in dj or not _reachable(un, now, vq, tj, dj):
+        if now not in dj or not reachable(un, now, vq, tj, dj):
             return None
         return j, vq
 
@@ -391,15 +391,15 @@ def weave(tab: list, seed: int, placements, phrases: list[str], max_tries: int =
         if state[rules.S_END] != rules.END_IN_PROGRESS:
             break
         px, py, rot = placements[i]
-        unit = _Unit(tab, board, state[rules.S_UNIT], tab_arr, _signed(board))
+        unit = UnitMoves(tab, board, state[rules.S_UNIT], tab_arr, signed_words(board))
         pq = px - (py >> 1)
         target = (pq, py, tab[unit.crot + rot % 6])
         lock = rules.lock_command(board, tab, unit.u, pq, py, target[2])
         p = (state[rules.S_PQ], state[rules.S_PR], tab[unit.crot + state[rules.S_ROT]])
-        dist = _reverse_bfs(unit, target, p[1])
+        dist = reverse_bfs(unit, target, p[1])
         visited = carry if carry is not None else {p}
         carry = None
-        if lock < 0 or not _reachable(unit, p, visited, target, dist):
+        if lock < 0 or not reachable(unit, p, visited, target, dist):
             raise ValueError(f"placement {(px, py, rot)} is not reachable")
         locked = state[rules.S_LOCKED]
         tries = 0 if deadline is None or time.perf_counter() < deadline else max_tries
@@ -413,7 +413,7 @@ def weave(tab: list, seed: int, placements, phrases: list[str], max_tries: int =
                 for text, cmds, new in order(ac[0]):
                     tries += 1
                     got = None if p == target else _try_path(unit, p, visited, cmds)
-                    if got is not None and _reachable(unit, got[0], got[1], target, dist):
+                    if got is not None and reachable(unit, got[0], got[1], target, dist):
                         emit(text, cmds)
                         p, visited = got
                         took = True
@@ -443,13 +443,13 @@ def weave(tab: list, seed: int, placements, phrases: list[str], max_tries: int =
                     if q in visited or q not in dist or not unit.fits(q):
                         continue
                     nv = visited | {q}
-                    if not _reachable(unit, q, nv, target, dist):
+                    if not reachable(unit, q, nv, target, dist):
                         continue
                     after = matcher.step(ac[0], CANONICAL_CHAR[cmd])
                     for text, cmds, _ in order(after):
                         tries += 1
                         got = _try_path(unit, q, nv, cmds)
-                        if got is not None and _reachable(unit, got[0], got[1], target, dist):
+                        if got is not None and reachable(unit, got[0], got[1], target, dist):
                             step = (cmd, q, nv)
                             break
                     if step is not None:

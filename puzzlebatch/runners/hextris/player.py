@@ -22,9 +22,10 @@ the seed's generator gives, so the search plans with the units that will come):
    a placement is only committed to when its continuations stay among the best.
 
 A game ends when every beam state has ended; its best final state's placements are then spelled as commands by
-:func:`puzzlebatch.runners.hextris.phrases.weave` (phrases of power woven into the paths to the same locks),
-and the woven strings (phrases allowed to run on past a lock into the next unit, and not) and the plain
-shortest-path string are scored by the exact batch scorer (:func:`score_solutions`): the best is kept and a
+:func:`puzzlebatch.runners.hextris.phrases.weave` (phrases of power woven into the paths to the same locks);
+the woven strings (phrases allowed to run on past a lock into the next unit, and not), the string of the
+searching weaver (:func:`puzzlebatch.runners.hextris.weave_search.weave_search`, while the problem's time lasts) and
+the plain shortest-path string are scored by the exact batch scorer (:func:`score_solutions`): the best is kept and a
 solution scoring 0 is never returned.
 """
 
@@ -63,6 +64,8 @@ DEFAULT_WEIGHTS = np.array([0.2, 0, 0, 0, 0, 3, 3, 5, 3, 0, 90, 0], dtype=np.flo
 SURVIVAL_WEIGHTS = np.array([[1, 3, 0, 1, 0, 1, 1, 1, 6, 0, 300, 60],
                              [4.06, 5.12, 0, 1.05, 0, 3, 1.61, 0.95, 9.57, 0, 186.95, 69.17],
                              [0.2, 3, 0, 3, 3, 3, 1, 1, 6, 10, 300, 20]], dtype=np.float64)
+#: states expanded per row of a unit by the searching phrase weaver in :func:`spell` (``weave_search``)
+SEARCH_BEAM = 24
 #: the survival retry places at most this many children of one beam state (``BeamPlayer.children``)
 SURVIVAL_CHILDREN = 2
 _COLUMNS = (None, evaluation.C_PLACE + rules.F_DEPTH, evaluation.C_PLACE + rules.F_CONTACT) + \
@@ -363,10 +366,13 @@ class Solved:
 
 
 def spell(plans: list[GamePlan], backend: Backend, phrases: list[str], *, tag: str = "puzzlebatch-beam",
-          weave_phrases: bool = True, deadline: float | None = None) -> list[Solved]:
-    """Commands for planned games: woven with phrases and plain shortest paths, both scored by the exact scorer;
-    the better of each game is kept, and a game whose best solution scores 0 is left out."""
+          weave_phrases: bool = True, deadline: float | None = None, search_beam: int = SEARCH_BEAM) -> list[Solved]:
+    """Commands for planned games: plain shortest paths, the greedy weavings (:func:`phrases.weave`, phrases
+    running on past locks or not) and the searching weaving (:func:`weave_search.weave_search` with ``search_beam``
+    states per row; 0: not tried), all scored by the exact scorer; the best of each game is kept, and a game whose
+    best solution scores 0 is left out."""
     from puzzlebatch.runners.hextris.phrases import weave
+    from puzzlebatch.runners.hextris.weave_search import weave_search
 
     if not plans:
         return []
@@ -400,6 +406,19 @@ def spell(plans: list[GamePlan], backend: Backend, phrases: list[str], *, tag: s
                                 "solution": weave(tabs[p.problem.id], p.seed, p.placements, phrases,
                                                   deadline=deadline, across=across, prefix=p.prefix)})
                 woven_flags.append(True)
+    if weave_phrases and phrases and search_beam > 0:
+        # then the searching weaver, game after game while the time lasts (past the deadline a game's remaining
+        # units take shortest paths: the exact scorer then keeps the greedy weavings)
+        for p in plans:
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
+            try:
+                text = weave_search(tabs[p.problem.id], p.seed, p.placements, phrases, beam=search_beam,
+                                    deadline=deadline, prefix=p.prefix)
+            except ValueError:  # pragma: no cover - the search checks its own string; never worse than none
+                continue
+            entries.append({"problemId": p.problem.id, "seed": p.seed, "tag": tag, "solution": text})
+            woven_flags.append(True)
     run = score_solutions(problems, entries, phrases, backend)
     best: dict[tuple[int, int], int] = {}
     for k, s in enumerate(run.scores):
