@@ -14,7 +14,7 @@ import pytest
 from puzzlebatch.puzzles.hextris import rules
 from puzzlebatch.puzzles.hextris.encode import problem_tables
 from puzzlebatch.puzzles.hextris.model import load_phrases, official_problem, parse_problem, play, score_solution
-from puzzlebatch.runners.hextris.phrases import _plain_game, placements_of, weave
+from puzzlebatch.runners.hextris.phrases import plain_game, placements_of, weave
 from puzzlebatch.runners.hextris.playouts import GREEDY_WEIGHTS, Playouts
 from puzzlebatch.runners.hextris.player import GamePlan, spell
 from puzzlebatch.runners.hextris.weave_search import weave_search
@@ -79,7 +79,7 @@ def _best_ei_count(tab: list, target: tuple) -> int:
     """Brute force: over every legal command sequence that locks the unit at ``target`` (the locking command
     included), the most occurrences of E SW W, the commands of "Ei!" (it cannot overlap itself, so each occurrence
     can be written "ei!" independently)."""
-    t, state, board, vis = _plain_game(tab, 0)
+    t, state, board, vis = plain_game(tab, 0)
     best = -1
 
     def go(st, bd, vs, cmds):

@@ -474,7 +474,7 @@ def weave(tab: list, seed: int, placements, phrases: list[str], max_tries: int =
     return "".join(out)
 
 
-def _plain_game(tab: list, seed: int):
+def plain_game(tab: list, seed: int):
     """A game in plain Python: the table with unsigned row masks and board, and the state, board, visited set."""
     tab = [int(v) for v in tab]
     nw = tab[rules.H_NW]
@@ -541,7 +541,7 @@ def opening(tab: list, seed: int, phrases: list[str], min_len: int = 40, max_ski
     width = tab[rules.H_WIDTH]
     out: list[tuple[str, tuple]] = []
     tried = 0
-    leads = [("", _plain_game(tab, seed))]
+    leads = [("", plain_game(tab, seed))]
     for _ in range(max_skips + 1):
         after = []
         for lead, (t, state, board, vis) in leads:

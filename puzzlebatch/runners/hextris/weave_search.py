@@ -33,8 +33,8 @@ import numpy as np
 
 from puzzlebatch.puzzles.hextris import rules
 from puzzlebatch.puzzles.hextris.model import COMMAND_CHARS
-from puzzlebatch.runners.hextris.phrases import (DOWN, PhraseMatcher, UnitMoves, phrase_commands, reachable,
-                                                 reverse_bfs, shortest_walk, signed_words)
+from puzzlebatch.runners.hextris.phrases import (DOWN, PhraseMatcher, UnitMoves, phrase_commands, plain_game,
+                                                 reachable, reverse_bfs, shortest_walk, signed_words)
 
 
 class _Chars:
@@ -94,16 +94,8 @@ def weave_search(tab: list, seed: int, placements, phrases: list[str], beam: int
     (an opening) is played first.  Raises ``ValueError`` if a placement is not reachable (a player bug)."""
     matcher = PhraseMatcher(phrases)
     chars = _Chars(matcher)
-    nw = tab[rules.H_NW]
     tab_arr = np.asarray(tab, dtype=np.int64)
-    tab = [int(v) for v in tab]
-    for base, n in ((tab[rules.H_ROWMASK], nw), (tab[rules.H_BOARD0], tab[rules.H_HEIGHT] * nw)):
-        for k in range(base, base + n):
-            tab[k] &= (1 << 64) - 1
-    state = [0] * rules.STATE_LEN
-    board = [0] * (tab[rules.H_HEIGHT] * nw)
-    vis = [0] * tab[rules.H_VISWORDS]
-    rules.init_game(state, board, vis, tab, seed)
+    tab, state, board, vis = plain_game(tab, seed)
     ac, used0 = 0, set()
     carry = None
     if prefix:
@@ -319,11 +311,7 @@ def weave_search(tab: list, seed: int, placements, phrases: list[str], beam: int
 def _check(tab: list, seed: int, placements, text: str, prefix: str) -> None:
     """Replay ``text`` through :func:`rules.step`: every unit after the prefix locks at its planned placement and
     the game never errs (``ValueError`` otherwise)."""
-    nw = tab[rules.H_NW]
-    state = [0] * rules.STATE_LEN
-    board = [0] * (tab[rules.H_HEIGHT] * nw)
-    vis = [0] * tab[rules.H_VISWORDS]
-    rules.init_game(state, board, vis, tab, seed)
+    tab, state, board, vis = plain_game(tab, seed)
     k0 = len(phrase_commands(prefix)) if prefix else 0
     got = []
     for i, c in enumerate(phrase_commands(text)):
