@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 from puzzlebatch.puzzles.hextris.encode import problem_tables  # noqa: E402
 from puzzlebatch.puzzles.hextris.model import load_phrases, official_problem  # noqa: E402
 from puzzlebatch.runners.engine.backend import select_backend  # noqa: E402
-from puzzlebatch.runners.hextris.phrases import placements_of  # noqa: E402
+from puzzlebatch.runners.hextris.phrases import opening_of, placements_of  # noqa: E402
 from puzzlebatch.runners.hextris.playouts import score_solutions  # noqa: E402
 from puzzlebatch.runners.hextris.weave_search import weave_search  # noqa: E402
 
@@ -38,18 +38,6 @@ def parse_range(text: str) -> list[int]:
         a, _, b = part.partition("-")
         out.extend(range(int(a), int(b or a) + 1))
     return out
-
-
-def opening_of(tab: list, seed: int, solution: str, phrases: list[str], min_len: int = 40):
-    """The solution up to the end of the first occurrence of its last long phrase (``min_len`` characters or more),
-    and the placements after it; None when it spells no long phrase."""
-    low = solution.lower()
-    ends = [low.find(p.lower()) + len(p) for p in phrases if len(p) >= min_len and p.lower() in low]
-    if not ends:
-        return None
-    prefix = solution[: max(ends)]
-    done = len(placements_of(tab, seed, prefix))
-    return prefix, placements_of(tab, seed, solution)[done:]
 
 
 def main() -> int:

@@ -600,3 +600,16 @@ def placements_of(tab: list, seed: int, solution: str) -> list[tuple[int, int, i
         if state[rules.S_LOCKED] != locked:
             out.append((q + (r >> 1), r, rot))
     return out
+
+
+def opening_of(tab: list, seed: int, solution: str, phrases: list[str], min_len: int = 40):
+    """The solution up to the end of the first occurrence of its last long phrase (``min_len`` characters or more),
+    and the placements after it (``(prefix, placements)``, what :func:`weave_search.weave_search` takes to weave the
+    rest again); None when it spells no long phrase."""
+    low = solution.lower()
+    ends = [low.find(p.lower()) + len(p) for p in phrases if len(p) >= min_len and p.lower() in low]
+    if not ends:
+        return None
+    prefix = solution[: max(ends)]
+    done = len(placements_of(tab, seed, prefix))
+    return prefix, placements_of(tab, seed, solution)[done:]

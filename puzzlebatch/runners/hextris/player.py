@@ -66,6 +66,10 @@ SURVIVAL_WEIGHTS = np.array([[1, 3, 0, 1, 0, 1, 1, 1, 6, 0, 300, 60],
                              [0.2, 3, 0, 3, 3, 3, 1, 1, 6, 10, 300, 20]], dtype=np.float64)
 #: states expanded per row of a unit by the searching phrase weaver in :func:`spell` (``weave_search``)
 SEARCH_BEAM = 24
+#: wider searches of the phrase weaver tried in :func:`spell` while a problem's time lasts, and the roots each keeps
+#: per row (a small board's game weaves in seconds at these widths; its share of the time would be left unused)
+DEEPEN_BEAMS = (64, 256, 1024)
+DEEPEN_KEEP = 8
 #: the survival retry places at most this many children of one beam state (``BeamPlayer.children``)
 SURVIVAL_CHILDREN = 2
 _COLUMNS = (None, evaluation.C_PLACE + rules.F_DEPTH, evaluation.C_PLACE + rules.F_CONTACT) + \
@@ -395,21 +399,25 @@ def spell(plans: list[GamePlan], backend: Backend, phrases: list[str], *, tag: s
             nt[r] = len(pl)
         for r, s in zip(gi, solution_strings(sim.run_placements(games, (tg, nt)))):
             plain[r] = plans[r].prefix + s
-    entries, woven_flags = [], []
+    entries, woven_flags, owner = [], [], []  # owner: the plan each string spells
     tabs = {pid: problem_tables(p).tolist() for pid, p in problems.items()}
     for i, p in enumerate(plans):
         entries.append({"problemId": p.problem.id, "seed": p.seed, "tag": tag, "solution": plain[i]})
         woven_flags.append(False)
+        owner.append(i)
         for across in (True, False):  # phrases running on past locks or not: the exact scorer keeps the better
             if weave_phrases and phrases and (deadline is None or time.perf_counter() < deadline):
                 entries.append({"problemId": p.problem.id, "seed": p.seed, "tag": tag,
                                 "solution": weave(tabs[p.problem.id], p.seed, p.placements, phrases,
                                                   deadline=deadline, across=across, prefix=p.prefix)})
                 woven_flags.append(True)
+                owner.append(i)
+    searched = 0.0
     if weave_phrases and phrases and search_beam > 0:
         # then the searching weaver, game after game while the time lasts (past the deadline a game's remaining
         # units take shortest paths: the exact scorer then keeps the greedy weavings)
-        for p in plans:
+        t = time.perf_counter()
+        for i, p in enumerate(plans):
             if deadline is not None and time.perf_counter() >= deadline:
                 break
             try:
@@ -419,19 +427,73 @@ def spell(plans: list[GamePlan], backend: Backend, phrases: list[str], *, tag: s
                 continue
             entries.append({"problemId": p.problem.id, "seed": p.seed, "tag": tag, "solution": text})
             woven_flags.append(True)
-    run = score_solutions(problems, entries, phrases, backend)
+            owner.append(i)
+        searched = time.perf_counter() - t
+    totals = list(score_solutions(problems, entries, phrases, backend).scores)
+    if weave_phrases and phrases and search_beam > 0 and deadline is not None:
+        _deepen(plans, tabs, phrases, backend, entries, woven_flags, owner, totals, search_beam, searched, deadline)
     best: dict[tuple[int, int], int] = {}
-    for k, s in enumerate(run.scores):
+    for k, s in enumerate(totals):
         key = (s.problemId, s.seed)
-        if key not in best or s.total > run.scores[best[key]].total:
+        if key not in best or s.total > totals[best[key]].total:
             best[key] = k
     out = []
     for key, k in best.items():
-        s = run.scores[k]
+        s = totals[k]
         if s.total <= 0:
             continue
         out.append(Solved(entries[k], s.move_score, s.power_score, s.total, s.end, woven_flags[k]))
     return out
+
+
+def _deepen(plans, tabs, phrases, backend, entries, woven_flags, owner, totals, beam, took, deadline) -> None:
+    """Spend the rest of a problem's time on wider phrase searches: each game's best string so far is woven
+    again at ``DEEPEN_BEAMS`` (4x wider each time, ``DEEPEN_KEEP`` roots per row), from its plan's start and from
+    its own opening (:func:`phrases.opening_of`: the string up to its last long phrase, the rest woven again); a
+    width is tried only while its expected time (the last width's, scaled by the ratio of widths) fits before
+    ``deadline``.  New strings are appended to ``entries`` / ``totals`` (scored by the exact scorer)."""
+    from puzzlebatch.runners.hextris.phrases import opening_of
+    from puzzlebatch.runners.hextris.weave_search import weave_search
+
+    problems = {p.problem.id: p.problem for p in plans}
+    # seconds per weaving at the last width (about linear in the width; the roots kept change it little)
+    last, each = beam, took / max(1, len(plans))
+    for width in DEEPEN_BEAMS:
+        if width <= last:
+            continue
+        best: dict[tuple[int, int], int] = {}
+        for k, s in enumerate(totals):
+            key = (s.problemId, s.seed)
+            if key not in best or s.total > totals[best[key]].total:
+                best[key] = k
+        jobs = []  # (entry whose string is woven again, its start, the placements after it)
+        for k in best.values():
+            p = plans[owner[k]]
+            jobs.append((k, p.prefix, p.placements))
+            got = opening_of(tabs[p.problem.id], p.seed, entries[k]["solution"], phrases)
+            if got and got[0] != p.prefix:
+                jobs.append((k,) + got)
+        if time.perf_counter() + each * len(jobs) * width / last > deadline:
+            break
+        t, new, new_owner = time.perf_counter(), [], []
+        for k, prefix, places in jobs:
+            if time.perf_counter() >= deadline:
+                break
+            p = plans[owner[k]]
+            try:
+                text = weave_search(tabs[p.problem.id], p.seed, places, phrases, beam=width, keep=DEEPEN_KEEP,
+                                    deadline=deadline, prefix=prefix)
+            except ValueError:  # pragma: no cover - as in spell
+                continue
+            new.append(dict(entries[k], solution=text))
+            new_owner.append(owner[k])
+        if not new:
+            break
+        entries.extend(new)
+        woven_flags.extend([True] * len(new))
+        owner.extend(new_owner)
+        totals.extend(score_solutions(problems, new, phrases, backend).scores)
+        each, last = (time.perf_counter() - t) / len(new), width
 
 
 def state_bytes(problem: Problem, backend: Backend) -> int:
