@@ -391,3 +391,24 @@ def test_opening_spells_the_long_phrases_and_the_plan_goes_on_from_it(cpu):
     exact = score_solution(problem, seed, text, phrases)
     assert (exact.move_score, exact.total) == (solved.move_score, solved.total) and exact.end == "out_of_units"
     assert exact.move_score == plan.move_score
+
+
+def test_opening_of_a_solution_ends_at_its_last_long_phrase(cpu):
+    """``phrases.opening_of``: the string up to the end of its last long phrase, and the placements of the units it
+    leaves to lock (the whole solution's placements, less those the prefix locks); None without a long phrase."""
+    from puzzlebatch.runners.hextris.phrases import opening, opening_of, placements_of
+
+    problem = dataclasses.replace(official_problem(7), source_length=25)
+    phrases = load_phrases()
+    seed = problem.source_seeds[0]
+    tab = problem_tables(problem).tolist()
+    prefix = opening(tab, seed, phrases)[0][0]
+    plan, = BeamPlayer(problem, cpu, beam=2, keep=2).plan([seed], prefixes=[prefix])
+    text = spell([plan], cpu, phrases)[0].entry["solution"]
+    head, rest = opening_of(tab, seed, text, phrases)
+    longs = [p.lower() for p in phrases if len(p) >= 40]
+    ends = [text.lower().find(p) + len(p) for p in longs if p in text.lower()]
+    assert text.startswith(head) and len(head) == max(ends) and any(head.lower().endswith(p) for p in longs)
+    whole, before = placements_of(tab, seed, text), placements_of(tab, seed, head)
+    assert rest == whole[len(before):] and len(before) + len(rest) == len(whole)
+    assert opening_of(tab, seed, text[: text.lower().find(longs[0]) + 5], ["Ei!", "Ia! Ia!"]) is None

@@ -147,3 +147,51 @@ def test_past_the_deadline_the_units_take_shortest_paths(cpu):
     assert not game.errored and game.units_locked == len(places) and game.move_score == int(g.move_scores[0])
     searched = weave_search(tab, seed, places, load_phrases(), beam=8)
     assert len(text) < len(searched)
+
+
+def test_spell_spends_time_left_on_wider_searches(cpu, monkeypatch):
+    """With time left before the deadline, ``spell`` weaves each game's best string again at the wider widths of
+    ``DEEPEN_BEAMS`` (``DEEPEN_KEEP`` roots per row) and keeps the best by the exact scorer: its total is the best
+    of every candidate string, the wider one included."""
+    import time
+
+    from puzzlebatch.runners.hextris import player
+
+    problem = official_problem(11)
+    seed = problem.source_seeds[0]
+    places, g = _placements(Playouts([problem], cpu), seed, 25)
+    phrases = load_phrases()
+    tab = problem_tables(problem).tolist()
+    plan = GamePlan(problem, seed, places, int(g.move_scores[0]), "in_progress")
+    monkeypatch.setattr(player, "DEEPEN_BEAMS", (48,))
+    got = spell([plan], cpu, phrases, deadline=time.perf_counter() + 3600)
+    candidates = [weave(tab, seed, places, phrases, across=a) for a in (True, False)]
+    candidates += [weave_search(tab, seed, places, phrases),
+                   weave_search(tab, seed, places, phrases, beam=48, keep=player.DEEPEN_KEEP)]
+    assert got[0].total == max(score_solution(problem, seed, c, phrases).total for c in candidates)
+    assert got[0].total >= spell([plan], cpu, phrases)[0].total
+
+
+def test_a_wider_search_is_not_started_when_it_would_pass_the_deadline(cpu, monkeypatch):
+    """The expected time of a width (the last width's time per weaving, scaled by the ratio of widths) must fit
+    before the deadline: an absurd width is never started, and the searches done are those of the first pass."""
+    import time
+
+    from puzzlebatch.runners.hextris import player
+    from puzzlebatch.runners.hextris import weave_search as ws
+
+    problem = official_problem(23)
+    seed = problem.source_seeds[0]
+    places, g = _placements(Playouts([problem], cpu), seed, 20)
+    plan = GamePlan(problem, seed, places, int(g.move_scores[0]), "in_progress")
+    widths = []
+    real = ws.weave_search
+
+    def counting(*a, **k):
+        widths.append(k.get("beam"))
+        return real(*a, **k)
+
+    monkeypatch.setattr(ws, "weave_search", counting)
+    monkeypatch.setattr(player, "DEEPEN_BEAMS", (10**7,))
+    got = spell([plan], cpu, load_phrases(), deadline=time.perf_counter() + 600)
+    assert widths == [player.SEARCH_BEAM] and len(got) == 1
