@@ -25,8 +25,9 @@ A game ends when every beam state has ended; its best final state's placements a
 :func:`puzzlebatch.runners.hextris.phrases.weave` (phrases of power woven into the paths to the same locks);
 the woven strings (phrases allowed to run on past a lock into the next unit, and not), the string of the
 searching weaver (:func:`puzzlebatch.runners.hextris.weave_search.weave_search`, while the problem's time lasts) and
-the plain shortest-path string are scored by the exact batch scorer (:func:`score_solutions`): the best is kept and a
-solution scoring 0 is never returned.
+the plain shortest-path string are scored by the exact batch scorer (:func:`score_solutions`); the time the
+problem's share still has then goes to wider searches of each game's best string (:data:`DEEPEN_BEAMS`). The best is
+kept and a solution scoring 0 is never returned.
 """
 
 from __future__ import annotations
