@@ -412,3 +412,39 @@ def test_opening_of_a_solution_ends_at_its_last_long_phrase(cpu):
     whole, before = placements_of(tab, seed, text), placements_of(tab, seed, head)
     assert rest == whole[len(before):] and len(before) + len(rest) == len(whole)
     assert opening_of(tab, seed, text[: text.lower().find(longs[0]) + 5], ["Ei!", "Ia! Ia!"]) is None
+
+
+def test_insertions_spell_the_missing_long_phrases_after_a_lock_of_the_solution(cpu):
+    """``phrases.insertions``: each prefix is the solution up to one of its locks, then a missing long phrase; the
+    game goes on after it (no error, not ended) and the planner plans the rest from there.  A solution that spells
+    every long phrase needs no insertion."""
+    from puzzlebatch.puzzles.hextris.model import IN_PROGRESS
+    from puzzlebatch.runners.hextris.phrases import insertions, opening, placements_of
+
+    problem = dataclasses.replace(official_problem(12), source_length=30)
+    phrases = load_phrases()
+    longs = [p.lower() for p in phrases if len(p) >= 40]
+    seed = problem.source_seeds[0]
+    tab = problem_tables(problem).tolist()
+    plan, = BeamPlayer(problem, cpu, beam=2, keep=2).plan([seed])
+    text = spell([plan], cpu, phrases, search_beam=0)[0].entry["solution"]
+    missing = [p for p in longs if p not in text.lower()]
+    assert missing
+    got = insertions(tab, seed, text, phrases, points=3)
+    assert got
+    lock_ends = set()
+    for k in range(1, len(text) + 1):
+        if len(placements_of(tab, seed, text[:k])) > len(placements_of(tab, seed, text[:k - 1])):
+            lock_ends.add(k)
+    for prefix in got:
+        cut = max(k for k in lock_ends if prefix.startswith(text[:k]))
+        assert any(p in prefix[cut:].lower() for p in missing)
+        game = play(problem, seed, prefix)
+        assert not game.errored and game.end == IN_PROGRESS
+    after, = BeamPlayer(problem, cpu, beam=2, keep=2).plan([seed], prefixes=[got[0]])
+    assert after.prefix == got[0] and len(after.placements) == problem.source_length - play(problem, seed,
+                                                                                             got[0]).units_locked
+    seven = problem_tables(dataclasses.replace(official_problem(7), source_length=25)).tolist()
+    both = opening(seven, official_problem(7).source_seeds[0], phrases)[0][0]
+    assert all(p in both.lower() for p in longs)
+    assert insertions(seven, official_problem(7).source_seeds[0], both, phrases) == []

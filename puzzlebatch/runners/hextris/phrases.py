@@ -519,7 +519,7 @@ def _drop(t, state, board, vis, side: int) -> str | None:
 
 
 def opening(tab: list, seed: int, phrases: list[str], min_len: int = 40, max_skips: int = 3,
-            limit: int = 4000) -> list[tuple[str, tuple]]:
+            limit: int = 4000, start: str = "") -> list[tuple[str, tuple]]:
     """Openings that spell the long phrases (``min_len`` characters or more) early in the game: the phrase dictates
     the moves and a unit locks wherever a move is blocked (the next unit goes on with the phrase) -- a long phrase
     needs more rows than the paths to the planned locks give it.
@@ -528,6 +528,9 @@ def opening(tab: list, seed: int, phrases: list[str], min_len: int = 40, max_ski
     that can turn (a phrase of power turns) is the current one, moves it sideways by some columns, then spells the
     phrases in some order, one after the other; one whose game errs (a repeated position) or ends is dropped.
     At most ``limit`` candidates are played (plain Python, about a millisecond each).
+
+    ``start`` (commands played first, e.g. a solution up to one of its locks) makes it an insertion in the middle of
+    a game: every prefix returned begins with it.
 
     Returns ``[(prefix, key)]``, best first: the most long phrases spelled, then the fewest full cells in the spawn
     zone's rows, then the fewest units locked.  Empty when no phrase fits.
@@ -541,7 +544,12 @@ def opening(tab: list, seed: int, phrases: list[str], min_len: int = 40, max_ski
     width = tab[rules.H_WIDTH]
     out: list[tuple[str, tuple]] = []
     tried = 0
-    leads = [("", plain_game(tab, seed))]
+    game = plain_game(tab, seed)
+    for c in phrase_commands("".join(ch for ch in start.lower() if ch in CHAR_TO_COMMAND)) or []:
+        rules.step(game[1], game[2], game[3], game[0], c)
+    if game[1][rules.S_END] != rules.END_IN_PROGRESS:
+        return []
+    leads = [(start, game)]
     for _ in range(max_skips + 1):
         after = []
         for lead, (t, state, board, vis) in leads:
@@ -613,3 +621,44 @@ def opening_of(tab: list, seed: int, solution: str, phrases: list[str], min_len:
     prefix = solution[: max(ends)]
     done = len(placements_of(tab, seed, prefix))
     return prefix, placements_of(tab, seed, solution)[done:]
+
+
+def insertions(tab: list, seed: int, solution: str, phrases: list[str], points: int = 4, min_len: int = 40,
+               spacing: int = 4, limit: int = 600, max_skips: int = 2) -> list[str]:
+    """Prefixes that spell the long phrases (``min_len`` characters or more) a solution misses in the middle of its
+    game: the solution is played up to one of its locks, then :func:`opening` (started there) spells the missing
+    phrases; the rest of the game is for the planner (``BeamPlayer.plan`` with the prefix).
+
+    The locks tried are the ``points`` after which the board holds the fewest full cells (at least ``spacing``
+    units apart): a long phrase locks several units wherever its moves are blocked, and needs the room.  Returns
+    one prefix per lock where a missing phrase fits (the most phrases, then the emptiest spawn zone), best lock
+    first; empty when nothing is missing or nothing fits."""
+    low = solution.lower()
+    missing = [p for p in dict.fromkeys(phrases) if len(p) >= min_len and p.lower() not in low]
+    if not missing:
+        return []
+    t, state, board, vis = plain_game(tab, seed)
+    locks = []  # (full cells after the lock, length of the text up to it, locks so far)
+    for i, ch in enumerate(solution):
+        cmd = CHAR_TO_COMMAND.get(ch.lower())
+        if cmd is None:
+            continue
+        locked = state[rules.S_LOCKED]
+        rules.step(state, board, vis, t, cmd)
+        if state[rules.S_END] != rules.END_IN_PROGRESS:
+            break
+        if state[rules.S_LOCKED] != locked:
+            locks.append((sum(bin(w).count("1") for w in board), i + 1, state[rules.S_LOCKED]))
+    chosen: list[tuple[int, int, int]] = []
+    for lock in sorted(locks):
+        if all(abs(lock[2] - c[2]) >= spacing for c in chosen):
+            chosen.append(lock)
+        if len(chosen) >= points:
+            break
+    out = []
+    for _, end, _ in chosen:
+        found = opening(tab, seed, missing, min_len=min_len, limit=limit, max_skips=max_skips,
+                        start=solution[:end])
+        if found and found[0][1][0] < 0:
+            out.append(found[0][0])
+    return out
