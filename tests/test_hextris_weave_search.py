@@ -119,13 +119,19 @@ def test_single_cell_on_a_tiny_board_spells_the_most_phrases(target):
     assert score.power_score >= greedy
 
 
-def test_spell_keeps_the_best_of_the_greedy_and_the_searched_weavings(cpu):
-    problem = official_problem(11)
+def _greedy_plan(cpu, pid: int, n_units: int):
+    """A plan of the greedy placements of ``n_units`` units of the problem's first seed, and its table."""
+    problem = official_problem(pid)
     seed = problem.source_seeds[0]
-    places, g = _placements(Playouts([problem], cpu), seed, 25)
-    phrases = load_phrases()
-    tab = problem_tables(problem).tolist()
+    places, g = _placements(Playouts([problem], cpu), seed, n_units)
     plan = GamePlan(problem, seed, places, int(g.move_scores[0]), "in_progress")
+    return plan, problem_tables(problem).tolist()
+
+
+def test_spell_keeps_the_best_of_the_greedy_and_the_searched_weavings(cpu):
+    plan, tab = _greedy_plan(cpu, 11, 25)
+    problem, seed, places = plan.problem, plan.seed, plan.placements
+    phrases = load_phrases()
     got = spell([plan], cpu, phrases)
     assert len(got) == 1
     candidates = [weave(tab, seed, places, phrases, across=a) for a in (True, False)]
@@ -157,12 +163,9 @@ def test_spell_spends_time_left_on_wider_searches(cpu, monkeypatch):
 
     from puzzlebatch.runners.hextris import player
 
-    problem = official_problem(11)
-    seed = problem.source_seeds[0]
-    places, g = _placements(Playouts([problem], cpu), seed, 25)
+    plan, tab = _greedy_plan(cpu, 11, 25)
+    problem, seed, places = plan.problem, plan.seed, plan.placements
     phrases = load_phrases()
-    tab = problem_tables(problem).tolist()
-    plan = GamePlan(problem, seed, places, int(g.move_scores[0]), "in_progress")
     monkeypatch.setattr(player, "DEEPEN_BEAMS", (48,))
     got = spell([plan], cpu, phrases, deadline=time.perf_counter() + 3600)
     candidates = [weave(tab, seed, places, phrases, across=a) for a in (True, False)]
@@ -180,10 +183,7 @@ def test_a_wider_search_is_not_started_when_it_would_pass_the_deadline(cpu, monk
     from puzzlebatch.runners.hextris import player
     from puzzlebatch.runners.hextris import weave_search as ws
 
-    problem = official_problem(23)
-    seed = problem.source_seeds[0]
-    places, g = _placements(Playouts([problem], cpu), seed, 20)
-    plan = GamePlan(problem, seed, places, int(g.move_scores[0]), "in_progress")
+    plan, _ = _greedy_plan(cpu, 23, 20)
     widths = []
     real = ws.weave_search
 
