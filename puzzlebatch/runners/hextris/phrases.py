@@ -2,7 +2,8 @@
 
 Long because :func:`weave` is one algorithm of some 200 lines with its private reachability helpers (``UnitMoves``,
 ``_Dist``, ``reverse_bfs``, ``reachable``, ``_try_path``, ``_step_towards``): kept together since those helpers
-serve it alone, and :func:`opening` and :func:`placements_of` replay games with the same rule functions.
+serve it (and the searching weaver) alone, and :func:`opening`, :func:`insertions`, :func:`placements_of` and
+:func:`opening_of` replay games with the same rule functions.
 
 Given where each unit of a game must lock (the player's placements), :func:`weave` writes a command string that
 locks every unit at exactly that place while spelling as many phrases of power as the board allows.  For each
