@@ -448,3 +448,57 @@ def test_insertions_spell_the_missing_long_phrases_after_a_lock_of_the_solution(
     both = opening(seven, official_problem(7).source_seeds[0], phrases)[0][0]
     assert all(p in both.lower() for p in longs)
     assert insertions(seven, official_problem(7).source_seeds[0], both, phrases) == []
+
+
+def _problem_with_units(problem_id, units):
+    """A qualifier problem's board with only the given units (their shapes and pivots as published)."""
+    from puzzlebatch.puzzles.hextris.model import DATA_DIR, parse_problem
+
+    doc = json.loads((DATA_DIR / "problems" / f"problem_{problem_id}.json").read_text())
+    doc["units"] = [doc["units"][u] for u in units]
+    return doc, parse_problem(doc)
+
+
+def test_ahead_big_values_a_child_by_the_next_large_unit(cpu):
+    """Problem 18 (single cells, and units of 9 and 17 cells): a game at the start, whose first units are single
+    cells, is valued by the best lock of its first large unit on the same board; that value is computed here on
+    a copy of the problem whose only unit is that one (it spawns at once, on the initial board)."""
+    from puzzlebatch.puzzles.hextris.model import Game
+    from puzzlebatch.runners.hextris.player import candidate_values
+
+    problem = official_problem(18)
+    order = Game(problem, 0).order
+    first = next(k for k, u in enumerate(order) if problem.units[u].size > 1)
+    assert first > 0  # the game starts with single cells
+    sim = Playouts([problem], cpu)
+    start = sim.new_games([0])
+    own = np.array([7.0])
+    unchanged = BeamPlayer(problem, cpu, ahead_big=first)._ahead_big(start, np.zeros(1, np.int64), own,
+                                                                      DEFAULT_WEIGHTS)
+    assert unchanged.tolist() == [7.0]  # the large unit comes after the K units looked at
+    got = BeamPlayer(problem, cpu, ahead_big=first + 1)._ahead_big(start, np.zeros(1, np.int64), own,
+                                                                   DEFAULT_WEIGHTS)
+    _, alone = _problem_with_units(18, [order[first]])
+    sim1 = Playouts([alone], cpu)
+    g1 = sim1.new_games([0])
+    places, feats, counts = sim1.evaluate(g1)
+    assert counts[0] > 0
+    want = candidate_values(g1.move_scores[[0] * int(counts[0])], feats[0, : counts[0]], DEFAULT_WEIGHTS).max()
+    assert got.tolist() == [want]
+    # a board where the large unit cannot spawn: the child is worth nothing (the single cell still spawns)
+    nw = start.boards.shape[1] // problem.height  # 64-bit words per row
+    blocked = start.take([0])
+    u = problem.units[order[first]]  # as it spawns
+    x, y = next((x, y) for x, y in sorted(u.members) if (x, y) != (14, 0))
+    blocked.boards[0, y * nw + (x >> 6)] |= 1 << (x & 63)
+    worth = BeamPlayer(problem, cpu, ahead_big=first + 1)._ahead_big(blocked, np.zeros(1, np.int64), own,
+                                                                     DEFAULT_WEIGHTS)
+    assert worth.tolist() == [-np.inf]
+
+
+def test_ahead_big_leaves_problems_of_one_unit_size_alone(cpu):
+    problem = official_problem(21)  # one unit
+    games = Playouts([problem], cpu).new_games([0])
+    got = BeamPlayer(problem, cpu, ahead_big=5)._ahead_big(games, np.zeros(1, np.int64), np.array([3.0]),
+                                                           DEFAULT_WEIGHTS)
+    assert got.tolist() == [3.0]

@@ -11,8 +11,9 @@ from puzzlebatch.puzzles.hextris.model import official_problem
 from puzzlebatch.runners.hextris.player import DEFAULT_WEIGHTS, BeamPlayer
 from puzzlebatch.runners.hextris.rank import (load_leaderboard, overall_rank, problem_scores, rank_scores,
                                               standing)
-from puzzlebatch.runners.hextris.tune import (ANCESTOR_GENES, HAND_GENES, TuneConfig, Tuner, evaluate, first_generation,
-                                              genes_to_weights, next_generation)
+from puzzlebatch.runners.hextris.tune import (ANCESTOR_GENES, GENE_SCALE, HAND_GENES, NORMAL, RELATIVE_RATIO, TuneConfig,
+                                              Tuner, evaluate, first_generation, genes_to_weights, hand_genes,
+                                              next_generation)
 from tests.test_cli import run_cli
 
 
@@ -23,6 +24,45 @@ def test_first_generation_holds_the_ancestor_and_random_genes():
     assert pop[1].tolist() == HAND_GENES.tolist()  # the player's default weights, as genes
     assert genes_to_weights(HAND_GENES).tolist() == DEFAULT_WEIGHTS.tolist()
     assert pop[2:].min() >= 0 and pop[2:].max() <= 10
+
+
+def test_relative_genes_are_steps_around_the_default_weights():
+    centre = hand_genes("relative")
+    assert centre.tolist() == [5] * 12
+    assert genes_to_weights(centre, "relative").tolist() == DEFAULT_WEIGHTS.tolist()
+    up = genes_to_weights(centre + 2, "relative")  # two steps up: x2 where the default is not 0
+    assert np.allclose(up[DEFAULT_WEIGHTS > 0], 2 * DEFAULT_WEIGHTS[DEFAULT_WEIGHTS > 0])
+    # a zero default weight: half its absolute step per gene above the middle, 0 at or below it
+    assert np.allclose(up[DEFAULT_WEIGHTS == 0], GENE_SCALE[DEFAULT_WEIGHTS == 0])
+    assert genes_to_weights(centre - 3, "relative")[DEFAULT_WEIGHTS == 0].tolist() == [0] * 6
+    down = genes_to_weights(centre - 1, "relative")
+    assert np.allclose(down * RELATIVE_RATIO, DEFAULT_WEIGHTS)
+    # another gene range moves the middle: 2..8 has its default at 5, 0..6 at 3
+    assert genes_to_weights(hand_genes("relative", 0, 6), "relative", 3).tolist() == DEFAULT_WEIGHTS.tolist()
+    cfg = TuneConfig(coding="relative")
+    pop = first_generation(cfg, np.random.default_rng(1))
+    assert pop[0].tolist() == [5] * 12 and pop[1:].min() >= 0 and pop[1:].max() <= 10  # no absolute ancestor
+
+
+def test_normalised_fitness_counts_each_problem_relative_to_the_default(cpu):
+    games = [(official_problem(21), official_problem(21).source_seeds[0]),
+             (official_problem(22), official_problem(22).source_seeds[0])]
+    cfg = TuneConfig(population=4, elite=2, newcomers=1, coding="relative")
+    tuner = Tuner(games, cpu, cfg, seed=3, beam=1, keep=2, normalise=True)
+    tuner.step()
+    assert tuner.cache[tuple([5] * 12)] == 2 * NORMAL  # the default weights: NORMAL on each problem
+    # the others: each problem's plain total over the default weights' there, computed here
+    plain = {p.id: evaluate(np.array([g for g in map(list, tuner.cache)]), [(p, s)], cpu, beam=1, keep=2,
+                            coding="relative") for p, s in games}
+    default = {pid: plain[pid][list(tuner.cache).index(tuple([5] * 12))] for pid in plain}
+    for k, genome in enumerate(tuner.cache):
+        want = sum(round(plain[pid][k] * NORMAL / default[pid]) for pid in plain)
+        assert abs(tuner.cache[genome] - want) <= 1  # rounding per problem
+    arrays, meta = tuner.checkpoint()
+    again = Tuner(games, cpu, TuneConfig(population=4, elite=2, newcomers=1, coding="relative"), seed=3, beam=1,
+                  keep=2, normalise=True)
+    again.restore(arrays, json.loads(json.dumps(meta)))
+    assert again.scales == tuner.scales
 
 
 def test_next_generation_keeps_the_four_best_and_breeds_the_rest():
@@ -129,6 +169,31 @@ def test_tune_cli_records_and_resumes(tmp_path, capsys):
     code, text, _ = run_cli(capsys, *args, "--generations", "2", "--resume", "--png", str(png))
     doc = json.loads(text)
     assert code == 0 and [h["generation"] for h in doc["history"]] == [0, 1] and png.stat().st_size > 0
+
+
+def test_tune_cli_relative_genes_report_the_held_out_games(tmp_path, capsys):
+    w = tmp_path / "w.json"
+    code, text, _ = run_cli(capsys, "hextris", "tune", "--problems", "21", "--population", "4", "--elite", "2",
+                            "--newcomers", "1", "--keep", "2", "--backend", "cpu", "--genes", "relative",
+                            "--normalise", "--generations", "2", "--held-out", "22", "--save-weights", str(w))
+    doc = json.loads(text)
+    assert code == 0 and doc["history"][0]["generation"] == 0
+    saved = json.loads(w.read_text())
+    assert saved["coding"] == "relative" and saved["genes"] == doc["best_genes"]
+    assert saved["weights"] == genes_to_weights(doc["best_genes"], "relative").tolist()
+    held = saved["held_out"]
+    # the held-out totals are the plain move totals of problem 22, computed again here
+    p = official_problem(22)
+    want = evaluate(np.array([doc["best_genes"], [5] * 12]), [(p, p.source_seeds[0])], cpu_backend(), beam=1, keep=2,
+                    coding="relative")
+    assert held["per_problem"] == {"22": want.tolist()} and [held["best"], held["default"]] == want.tolist()
+    assert held["better_on"] == int(want[0] > want[1]) and held["worse_on"] == int(want[0] < want[1])
+
+
+def cpu_backend():
+    from puzzlebatch.runners.engine.backend import select_backend
+
+    return select_backend("cpu")
 
 
 @pytest.mark.parametrize("args, message", [

@@ -38,13 +38,17 @@ def run_tune(args) -> int:
     games = [(p, s) for p in map(official_problem, ids) for s in list(dict.fromkeys(p.source_seeds))
              [: args.seeds_per_problem]]
     cfg = TuneConfig(population=args.population, elite=args.elite, newcomers=args.newcomers,
-                     gene_low=args.gene_low, gene_high=args.gene_high, p_major=args.p_major)
+                     gene_low=args.gene_low, gene_high=args.gene_high, p_major=args.p_major, coding=args.genes)
+    cfg.check()
     backend = select_backend(args.backend)
-    tuner = Tuner(games, backend, cfg, seed=args.seed, beam=args.beam, keep=args.keep, fitness=args.fitness)
+    tuner = Tuner(games, backend, cfg, seed=args.seed, beam=args.beam, keep=args.keep, fitness=args.fitness,
+                  search_beam=args.search_beam, normalise=args.normalise)
     store = run = None
     params = {"problems": ids, "seeds_per_problem": args.seeds_per_problem, "population": args.population,
               "elite": args.elite, "newcomers": args.newcomers, "genes": [args.gene_low, args.gene_high],
               "p_major": args.p_major, "beam": args.beam, "keep": args.keep, "fitness": args.fitness}
+    if args.genes != "absolute" or args.search_beam is not None or args.normalise:  # older runs lack these keys
+        params |= {"coding": args.genes, "search_beam": args.search_beam, "normalise": args.normalise}
     if args.out:
         out = Path(args.out)
         if args.resume and not out.exists():
@@ -95,20 +99,26 @@ def run_tune(args) -> int:
         store.close()
     held = None
     if args.held_out and genome:  # the best genome against the player's default on games the GA never saw
-        from puzzlebatch.runners.hextris.tune import HAND_GENES, evaluate
+        from puzzlebatch.runners.hextris.tune import evaluate, hand_genes
 
-        held_games = [(p, s) for p in map(official_problem, parse_problem_range(args.held_out))
-                      for s in dict.fromkeys(p.source_seeds)]
-        fit = evaluate(np.array([genome, HAND_GENES.tolist()]), held_games, backend, beam=args.beam, keep=args.keep,
-                       fitness=args.fitness)
-        held = {"problems": parse_problem_range(args.held_out), "best": int(fit[0]), "default": int(fit[1])}
-        print(f"held-out {args.held_out}: best genome {fit[0]}, default weights {fit[1]}", file=sys.stderr)
+        hand = hand_genes(cfg.coding, cfg.gene_low, cfg.gene_high).tolist()
+        per_problem = {}
+        for p in map(official_problem, parse_problem_range(args.held_out)):
+            fit = evaluate(np.array([genome, hand]), [(p, s) for s in dict.fromkeys(p.source_seeds)], backend,
+                           **dict(tuner.eval_kwargs(), scales=None))  # plain totals: these are other problems
+            per_problem[p.id] = [int(fit[0]), int(fit[1])]
+            print(f"held-out problem {p.id}: best genome {fit[0]}, default weights {fit[1]}", file=sys.stderr)
+        held = {"problems": parse_problem_range(args.held_out), "best": sum(v[0] for v in per_problem.values()),
+                "default": sum(v[1] for v in per_problem.values()),
+                "better_on": sum(v[0] > v[1] for v in per_problem.values()),
+                "worse_on": sum(v[0] < v[1] for v in per_problem.values()), "per_problem": per_problem}
+        print(f"held-out {args.held_out}: best genome {held['best']}, default weights {held['default']} (better "
+              f"on {held['better_on']} problems, worse on {held['worse_on']})", file=sys.stderr)
     if args.save_weights and genome:
         from puzzlebatch.outputs import write_text
-        from puzzlebatch.runners.hextris.tune import genes_to_weights
-
-        write_text(args.save_weights, json.dumps({"weights": genes_to_weights(genome).tolist(), "genes": genome,
-                                                  "fitness": fitness, "held_out": held}) + "\n", "--save-weights")
+        write_text(args.save_weights, json.dumps({"weights": tuner.weights(genome).tolist(), "genes": genome,
+                                                  "coding": cfg.coding, "fitness": fitness, "held_out": held}) + "\n",
+                   "--save-weights")
     if args.png and tuner.history:
         import matplotlib
 
@@ -120,7 +130,8 @@ def run_tune(args) -> int:
         ax.plot(gens, [h["best"] for h in tuner.history], "o-", label="best")
         ax.plot(gens, [h["mean"] for h in tuner.history], "s--", label="mean")
         ax.set_xlabel("generation")
-        ax.set_ylabel("fitness (total move score)")
+        ax.set_ylabel(("fitness (total move score)" if args.fitness == "move" else "fitness (exact total)") +
+                      (", 10,000 per problem = default" if args.normalise else ""))
         ax.legend()
         fig.tight_layout()
         from puzzlebatch.outputs import save_with
@@ -185,6 +196,15 @@ def register(verbs) -> None:
     p.add_argument("--keep", type=L.positive_int, default=4, help="candidates per state during tuning (default 4)")
     p.add_argument("--fitness", choices=["move", "exact"], default="move",
                    help="move: planned move score; exact: move + power of the spelled solutions (default move)")
+    p.add_argument("--genes", choices=["absolute", "relative"], default="absolute",
+                   help="absolute: a weight is its gene times the feature's step (the document's); relative: steps "
+                        "of x1.41 around the player's default weights, the middle gene being the default")
+    p.add_argument("--search-beam", type=L.non_negative_int, default=None,
+                   help="--fitness exact: the searching phrase weaver's states per row (0: the greedy weavings only; "
+                        "default: the player's)")
+    p.add_argument("--normalise", action="store_true",
+                   help="the fitness sums each problem's total relative to the default weights' (10,000 = as "
+                        "good), so that the large boards do not outweigh the small ones")
     p.add_argument("--seed", type=L.seed, default=0, help="the GA's random seed")
     add_backend_argument(p)
     p.add_argument("--out", metavar="FILE.h5", help="record every genome played and checkpoint every generation")
