@@ -1,4 +1,4 @@
-"""Large boards (issue 4): puzzlebatch against xcover, OR-Tools CP-SAT and the `polyomino` package, side by side.
+"""Large boards: puzzlebatch against xcover, OR-Tools CP-SAT and the `polyomino` package, side by side.
 
     python bench/large.py                      # every section with the default sizes
     python bench/large.py --sections strips    # strips | bands | cuts | bigcuts

@@ -23,9 +23,9 @@ out of the fitness: they do not depend on the weights.  Every evaluation is reco
 genome already played (this run or the run being resumed) is never played again; each generation is a
 checkpoint, so ``--resume`` continues a tuning run.
 
-This module is a thin, host-side GA on purpose: the generic GA engine of issue 5 (``puzzlebatch/ga``, branch
-issue-5-cubes) breeds and scores inside one kernel with a per-item fitness rule, while a hex Tetris fitness is a
-whole beam-search game driven from the host; the document's 12-candidate scheme is duplicated here in ~60 lines.
+This module is a thin, host-side GA on purpose: the generic GA engine (``runners/engine/ga.py``, per-child rules in
+``puzzlebatch/ga``) breeds and scores inside one kernel with a per-item fitness rule, while a hex Tetris fitness is
+a whole beam-search game driven from the host; the document's 12-candidate scheme is duplicated here in ~60 lines.
 """
 
 from __future__ import annotations
