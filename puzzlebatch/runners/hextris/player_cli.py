@@ -130,8 +130,9 @@ def run_tune(args) -> int:
         ax.plot(gens, [h["best"] for h in tuner.history], "o-", label="best")
         ax.plot(gens, [h["mean"] for h in tuner.history], "s--", label="mean")
         ax.set_xlabel("generation")
-        ax.set_ylabel(("fitness (total move score)" if args.fitness == "move" else "fitness (exact total)") +
-                      (", 10,000 per problem = default" if args.normalise else ""))
+        ax.set_ylabel(("move score" if args.fitness == "move" else "exact total") +
+                      (" (10,000 a problem = default)" if args.normalise else ""))
+        ax.set_title("hextris tune: fitness per generation")
         ax.legend()
         fig.tight_layout()
         from puzzlebatch.outputs import save_with
