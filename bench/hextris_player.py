@@ -66,9 +66,6 @@ def main() -> int:
     ap.add_argument("--problems", default="0-24")
     ap.add_argument("--backend", default="cpu")
     ap.add_argument("--save", help="merge the best solutions into this official-format JSON file")
-    ap.add_argument("--ahead-big", type=int, default=0,
-                    help="value each child by its best placement of the next unit of more than one cell within "
-                         "this many units (0: off)")
     args = ap.parse_args()
     backend = select_backend(args.backend)
     ids = parse_range(args.problems)
@@ -83,7 +80,7 @@ def main() -> int:
     timings: list = []
     solved = play_problems([problems[i] for i in ids], backend, weights=weights, beam=args.beam, keep=args.keep,
                            on_problem=progress, seconds=args.seconds or None, max_beam=args.max_beam,
-                           timings=timings, ahead_big=args.ahead_big)
+                           timings=timings)
     seconds = time.perf_counter() - t0
     for t in timings:
         print(f"problem {t['problem']}: planning {t['plan_s']:.1f} s (budget {t['budget_s'] or 0:.1f} s, mean beam "

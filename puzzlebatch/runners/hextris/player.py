@@ -179,10 +179,6 @@ class BeamPlayer:
     #: at most this many children of one beam state are placed (None: no limit), so that the beam keeps boards
     #: of several parents
     children: int | None = None
-    #: K > 0: where the units are of several sizes, a child is valued by its best placement of the next unit of
-    #: more than one cell that spawns within the next K units (:meth:`_ahead_big`), with or without a time budget:
-    #: a board where the next large unit would leave holes is worth less before the single cells come
-    ahead_big: int = 0
     #: candidate placements evaluated by the kernel in the last :meth:`plan`
     placements_evaluated: int = 0
     #: the beam width used at each unit of the last :meth:`plan` (adapted to its ``budget``)
@@ -274,12 +270,8 @@ class BeamPlayer:
             ch_owner = owner[idx]
             scores = ch.move_scores
             ended = ch.ends != rules.END_IN_PROGRESS
-            ahead = self.lookahead and not narrow and budget is None
-            if ahead:
+            if self.lookahead and not narrow and budget is None:
                 values = self._ahead(ch, ch_owner, values, weights)
-            if self.ahead_big and not narrow:
-                values = self._ahead_big(ch, ch_owner, values, weights)
-            if ahead or (self.ahead_big and not narrow):
                 order = np.lexsort((np.arange(len(ch)), -values, ch_owner))
                 ch, ch_owner, idx, tg, values = ch.take(order), ch_owner[order], idx[order], tg[order], values[order]
                 scores = ch.move_scores
@@ -346,53 +338,6 @@ class BeamPlayer:
             np.maximum.at(best, si, v)
             live = ch.ends == rules.END_IN_PROGRESS
             out[live] = best[live]
-        return out
-
-    def _ahead_big(self, ch: GameBatch, ch_owner: np.ndarray, values: np.ndarray, weights: np.ndarray) -> np.ndarray:
-        """Each live child whose next unit of more than one cell spawns within ``ahead_big`` units (its current unit
-        included) valued by that unit's best placement on the child's board as it is (the smaller units before it
-        not placed); a child where it could not even spawn is worth nothing.  The others keep their values."""
-        tab = self.sim.tableset.tables[0]
-        sizes = np.array([tab[tab[rules.H_SIZE] + u] for u in range(tab[rules.H_NUNITS])])
-        if sizes.min() == sizes.max():
-            return values
-        live = np.nonzero(ch.ends == rules.END_IN_PROGRESS)[0]
-        big = np.full(len(ch), -1, np.int64)
-        for j in live:
-            u = int(ch.states[j, rules.S_UNIT])
-            s, left = int(ch.states[j, rules.S_RNG]), self.problem.source_length - int(ch.states[j, rules.S_SPAWNED])
-            for _ in range(self.ahead_big):
-                if sizes[u] > 1:
-                    big[j] = u
-                    break
-                if left <= 0:
-                    break
-                u, s, left = rules.lcg_rand(s) % tab[rules.H_NUNITS], rules.lcg_next(s), left - 1
-        rows = np.nonzero(big >= 0)[0]
-        if len(rows) == 0:
-            return values
-        hyp = ch.take(rows)
-        out = values.copy()
-        fits = np.ones(len(rows), bool)
-        for r, j in enumerate(rows):  # the large unit at its spawn on the child's board
-            u = int(big[j])
-            pq, pr = tab[tab[rules.H_SPAWN] + 2 * u], tab[tab[rules.H_SPAWN] + 2 * u + 1]
-            st = hyp.states[r]
-            st[rules.S_UNIT], st[rules.S_PQ], st[rules.S_PR], st[rules.S_ROT] = u, pq, pr, 0
-            hyp.vis[r] = 0
-            rules.vis_test_and_set(hyp.vis[r], tab, u, pq, pr, 0)
-            fits[r] = rules.fits(hyp.boards[r], tab, u, pq, pr, 0)
-        out[rows[~fits]] = -np.inf
-        cand, feats, counts = self.sim.evaluate(hyp)
-        counts[~fits] = 0
-        si, ci = np.nonzero(np.arange(cand.shape[1])[None, :] < counts[:, None])
-        self.placements_evaluated += len(si)
-        if len(si):
-            own = ch_owner[rows[si]]
-            v = candidate_values(hyp.move_scores[si], feats[si, ci], weights[own] if weights.ndim == 2 else weights)
-            best = np.full(len(rows), -np.inf)
-            np.maximum.at(best, si, v)
-            out[rows[fits]] = best[fits]
         return out
 
     def _plans(self, seeds, best_node, best_score, best_end, parents, places, prefixes) -> list[GamePlan]:
@@ -578,8 +523,7 @@ def _warm_up(problem: Problem, backend: Backend) -> None:
 
 
 def survival_plans(problem: Problem, backend: Backend, plans: list[GamePlan], beam: int, keep: int, max_beam: int,
-                    cap: int | None, soft: float | None, hard: float | None, budget: float | None,
-                    ahead_big: int = 0) -> list[GamePlan]:
+                    cap: int | None, soft: float | None, hard: float | None, budget: float | None) -> list[GamePlan]:
     """The games of ``plans`` that ended spawn-blocked, planned again with every row of :data:`SURVIVAL_WEIGHTS`
     (one batch, at most :data:`SURVIVAL_CHILDREN` children per beam state; ``budget`` the planning seconds left,
     none: the fixed beam)."""
@@ -589,8 +533,7 @@ def survival_plans(problem: Problem, backend: Backend, plans: list[GamePlan], be
         return []
     rows = len(SURVIVAL_WEIGHTS)
     w = np.repeat(SURVIVAL_WEIGHTS, len(dead), axis=0)
-    player = BeamPlayer(problem, backend, w, beam, keep, max_beam, cap, children=SURVIVAL_CHILDREN,
-                        ahead_big=ahead_big)
+    player = BeamPlayer(problem, backend, w, beam, keep, max_beam, cap, children=SURVIVAL_CHILDREN)
     return player.plan([g.seed for g in dead] * rows, soft, hard, budget, [g.prefix for g in dead] * rows)
 
 
@@ -599,9 +542,8 @@ def play_problems(problems: list[Problem], backend: Backend, *, seeds: dict[int,
                   seconds: float | None = None, tag: str = "puzzlebatch-beam", weave_phrases: bool = True,
                   on_problem=None, adaptive: bool = True, max_beam: int = 256, plan_share: float = 0.6,
                   timings: list | None = None, megabytes: float | None = None, openings: bool = True,
-                  survival: bool = True, ahead_big: int = 0) -> list[Solved]:
+                  survival: bool = True) -> list[Solved]:
     """Plan and spell every seed of every problem (``seeds[problem.id]`` overrides the seeds played).
-    ``ahead_big``: :attr:`BeamPlayer.ahead_big` (the plans and the survival retries).
 
     With ``openings`` (and phrases woven), a seed that has an opening spelling the long phrases
     (:func:`puzzlebatch.runners.hextris.phrases.opening`) is planned twice in the same batch, from the start and
@@ -657,12 +599,12 @@ def play_problems(problems: list[Problem], backend: Backend, *, seeds: dict[int,
                     prefixes.append(found[0][0])
         rows = len(weights) if weights.ndim == 2 else 1  # a portfolio: every game once per weight row, one batch
         w = np.repeat(weights, len(games), axis=0) if weights.ndim == 2 else weights
-        player = BeamPlayer(p, backend, w, beam, keep, max_beam, cap, ahead_big=ahead_big)
+        player = BeamPlayer(p, backend, w, beam, keep, max_beam, cap)
         plans = player.plan(games * rows, soft, hard, budget, prefixes * rows)
         retried = []
         if survival:
             retried = survival_plans(p, backend, plans, beam, keep, max_beam, cap, soft, hard,
-                                     None if budget is None else budget - (time.perf_counter() - start), ahead_big)
+                                     None if budget is None else budget - (time.perf_counter() - start))
             plans += retried
         t_plan = time.perf_counter()
         solved = spell(plans, backend, phrases, tag=tag, weave_phrases=weave_phrases, deadline=mine)
