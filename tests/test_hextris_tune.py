@@ -200,6 +200,8 @@ def cpu_backend():
     (["hextris", "tune", "--problems", "30"], "no qualifier problem 30"),
     (["hextris", "tune", "--problems", "a-b"], "expected numbers and ranges"),
     (["hextris", "tune", "--population", "3"], "needs at least elite"),
+    (["hextris", "tune", "--genes", "bogus"], "--genes"),
+    (["hextris", "tune", "--search-beam", "-1"], "--search-beam"),
     (["hextris", "rank", "missing.json"], "missing.json"),
 ])
 def test_tune_rank_bad_input(args, message, capsys):
