@@ -15,7 +15,7 @@ from puzzlebatch.runners.hextris.tune import evaluate
 def test_pool_evaluator_sums_problems_like_evaluate(cpu):
     games = [(official_problem(21), official_problem(21).source_seeds[0]),
              (official_problem(1), official_problem(1).source_seeds[0])]
-    genomes = np.array([[2, 0, 0, 0, 0, 3, 3, 5, 3, 0, 3, 0], [10, 1, 1, 10, 10, 5, 5, 3, 1, 5, 10, 4]])
+    genomes = np.array([[2, 0, 0, 0, 0, 3, 3, 5, 3, 0, 3, 0, 0], [10, 1, 1, 10, 10, 5, 5, 3, 1, 5, 10, 4, 3]])
     pool = Pool("cpu")
     fit = pool_evaluator(pool)(genomes, games, cpu, beam=1, keep=2)
     assert fit.tolist() == evaluate(genomes, games, cpu, beam=1, keep=2).tolist()

@@ -46,6 +46,7 @@ def _problem(picture: str, units=([(0, 0)],), length: int = 5):
 # spawn zone: a one-cell unit spawns at x = (5 - 1) // 2 = 2: columns 1..3, rows 0..1 (1 row + 1); the first
 # full cell there is (1,0) in row 0 -> danger 2 - 0 = 2
 # rows holding a hole: row 2 ((2,2) (3,2)) and row 3 ((1,3)) -> 2
+# partial rows (k full cells of 5: k * (5 - k)): row 0: 1 * 4; row 1: 3 * 2; row 2: 3 * 2; row 3: 4 * 1  -> 20
 BOARD_A = """
 . # . . .
 . # # # .
@@ -54,7 +55,7 @@ BOARD_A = """
 """
 EXPECTED_A = {evaluation.B_HOLES: 3, evaluation.B_COVERED: 1, evaluation.B_WELLS: 3, evaluation.B_ROW_TRANS: 12,
               evaluation.B_DOWN_TRANS: 19, evaluation.B_MASS: 23, evaluation.B_HEIGHT: 4, evaluation.B_DANGER: 2,
-              evaluation.B_HOLE_ROWS: 2}
+              evaluation.B_HOLE_ROWS: 2, evaluation.B_PARTIAL: 20}
 
 
 def _expected(d: dict) -> list[int]:
@@ -90,7 +91,7 @@ def test_board_features_of_a_hand_drawn_board(cpu):
 #   x3: 2; x4: 2; x5: (4,1) # (5,1) .: 1 -> 8; row 1 (odd, SW x SE x+1): x0 . vs (0,2) . (1,2) .: 0; x1..x4 #
 #   over empty cells: 2 each (x4: (4,2) (5,2)) -> 8; row 2 -> floor: x0 SE only (SW outside): 1, x1..x5: 2 each
 #   -> 11; total 27.  mass: 4 cells in row 1, 2 rows above the floor: 8.  height: row 1 -> 3 - 1 = 2.  spawn zone: columns 1..3 (x = 2 for width 6), rows 0..1:
-#   (1,1) -> danger 2 - 1 = 1
+#   (1,1) -> danger 2 - 1 = 1.  partial rows: row 1, 4 full of 6: 4 * 2 -> 8
 BOARD_B = """
 . . . . . .
 . # # # # .
@@ -98,7 +99,7 @@ BOARD_B = """
 """
 EXPECTED_B = {evaluation.B_HOLES: 0, evaluation.B_COVERED: 5, evaluation.B_WELLS: 2, evaluation.B_ROW_TRANS: 8,
               evaluation.B_DOWN_TRANS: 27, evaluation.B_MASS: 8, evaluation.B_HEIGHT: 2, evaluation.B_DANGER: 1,
-              evaluation.B_HOLE_ROWS: 0}
+              evaluation.B_HOLE_ROWS: 0, evaluation.B_PARTIAL: 8}
 
 
 def test_board_features_under_a_shelf(cpu):
@@ -116,6 +117,7 @@ def test_board_features_under_a_shelf(cpu):
 #   y3    #  .  #  .  #      row 3 (odd: from x or x+1 above): x1 under (1,2) # and the unreached (2,2); x3
 #                            under the unreached (3,2) and (4,2) # -> none reached.
 # holes: (0,2) (2,2) (3,2) (1,3) (3,3) -> 5, in two rows -> hole rows 2
+# partial rows (k of 5 full: k * (5 - k)): row 0 empty 0; row 1 4 * 1; row 2 2 * 3; row 3 3 * 2 -> 16
 BOARD_C = """
 . . . . .
 # # # # .
@@ -128,9 +130,9 @@ def test_rows_with_holes_count_each_row_once(cpu):
     p = _problem(BOARD_C)
     sim = Playouts([p], cpu)
     f = sim.board_features(sim.new_games([0]).boards)[0]
-    assert (f[evaluation.B_HOLES], f[evaluation.B_HOLE_ROWS]) == (5, 2)
+    assert (f[evaluation.B_HOLES], f[evaluation.B_HOLE_ROWS], f[evaluation.B_PARTIAL]) == (5, 2, 16)
     g = _plain_eval(p)
-    assert (g[evaluation.B_HOLES], g[evaluation.B_HOLE_ROWS]) == (5, 2)
+    assert (g[evaluation.B_HOLES], g[evaluation.B_HOLE_ROWS], g[evaluation.B_PARTIAL]) == (5, 2, 16)
 
 
 def test_evaluated_placement_clears_its_row(cpu):
@@ -152,7 +154,7 @@ def test_evaluated_placement_clears_its_row(cpu):
     assert f[evaluation.C_BOARD:].tolist() == _expected({evaluation.B_HOLES: 0, evaluation.B_COVERED: 0, evaluation.B_WELLS: 0,
                                                     evaluation.B_ROW_TRANS: 6, evaluation.B_DOWN_TRANS: 7, evaluation.B_MASS: 0,
                                                     evaluation.B_HEIGHT: 0, evaluation.B_DANGER: 0,
-                                                    evaluation.B_HOLE_ROWS: 0})
+                                                    evaluation.B_HOLE_ROWS: 0, evaluation.B_PARTIAL: 0})
     # every candidate's board features are those of the board its placement leaves (placed by the kernel)
     for k, place in enumerate(rows):
         child = games.take([0])

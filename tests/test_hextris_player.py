@@ -12,6 +12,7 @@ import random
 import numpy as np
 import pytest
 
+from puzzlebatch.errors import PuzzleInputError
 from puzzlebatch.puzzles.hextris.encode import problem_tables
 from puzzlebatch.puzzles.hextris.model import load_phrases, official_problem, play, score_solution
 from puzzlebatch.runners.hextris.phrases import weave
@@ -119,7 +120,7 @@ def test_play_cli_out_then_resume_skips_finished_problems(capsys, tmp_path):
 
 @pytest.mark.parametrize("args, message", [
     (["hextris", "play", "11", "--seed", "99"], "--seed 99: not a seed of problem 11"),
-    (["hextris", "play", "11", "--weights", "{tmp}/w.json"], "expected a list of 12 numbers >= 0"),
+    (["hextris", "play", "11", "--weights", "{tmp}/w.json"], "expected a list of 13 numbers >= 0"),
     (["hextris", "play", "11", "--weights", "{tmp}/none.json"], "none.json: cannot read"),
     (["hextris", "play", "11", "--beam", "0"], "--beam: 0: must be at least 1"),
     (["hextris", "play", "11", "--seed", "0", "--all-seeds"], "--seed and --all-seeds"),
@@ -133,16 +134,20 @@ def test_play_cli_bad_input(args, message, capsys, tmp_path):
 
 def test_load_weights_accepts_a_plain_list(tmp_path):
     f = tmp_path / "w.json"
-    f.write_text("[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11.5, 12]")
-    assert load_weights(f).tolist() == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11.5, 12]
+    f.write_text("[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11.5, 12, 0.25]")
+    assert load_weights(f).tolist() == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11.5, 12, 0.25]
 
 
-def test_load_weights_reads_files_written_before_hole_rows(tmp_path):
+def test_load_weights_reads_files_written_before_hole_rows_and_partial_rows(tmp_path):
     f = tmp_path / "w.json"
-    f.write_text(json.dumps([[1] * 11, [2] * 12]))
-    assert load_weights(f).tolist() == [[1] * 11 + [0], [2] * 12]
+    f.write_text(json.dumps([[1] * 11, [2] * 12, [4] * 13]))
+    assert load_weights(f).tolist() == [[1] * 11 + [0, 0], [2] * 12 + [0], [4] * 13]
     f.write_text(json.dumps({"weights": [3] * 11}))
-    assert load_weights(f).tolist() == [3] * 11 + [0]
+    assert load_weights(f).tolist() == [3] * 11 + [0, 0]
+    for bad in ([1] * 10, [1] * 14):
+        f.write_text(json.dumps(bad))
+        with pytest.raises(PuzzleInputError, match="expected a list of 13 numbers"):
+            load_weights(f)
 
 
 def test_rank_in_group_and_children_per_state(cpu):
@@ -167,7 +172,7 @@ def test_portfolio_keeps_the_best_weights_per_game(cpu, tmp_path):
     from puzzlebatch.runners.hextris.player import play_problems
 
     problem = official_problem(23)  # the shelves board: the weights decide how long a game lasts
-    rows = [DEFAULT_WEIGHTS.tolist(), [1, 1, 1, 50, 10, 5, 5, 3, 1, 5, 300, 0]]
+    rows = [DEFAULT_WEIGHTS.tolist(), [1, 1, 1, 50, 10, 5, 5, 3, 1, 5, 300, 0, 0]]
     single = [{s.entry["seed"]: s.total for s in play_problems([problem], cpu, weights=np.array(w), beam=2, keep=3)}
               for w in rows]
     f = tmp_path / "p.json"

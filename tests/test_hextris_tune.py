@@ -7,8 +7,9 @@ import json
 import numpy as np
 import pytest
 
+from puzzlebatch.errors import PuzzleInputError
 from puzzlebatch.puzzles.hextris.model import official_problem
-from puzzlebatch.runners.hextris.player import DEFAULT_WEIGHTS, BeamPlayer
+from puzzlebatch.runners.hextris.player import DEFAULT_WEIGHTS, FEATURE_NAMES, BeamPlayer
 from puzzlebatch.runners.hextris.rank import (load_leaderboard, overall_rank, problem_scores, rank_scores,
                                               standing)
 from puzzlebatch.runners.hextris.tune import (ANCESTOR_GENES, GENE_SCALE, HAND_GENES, NORMAL, RELATIVE_RATIO, TuneConfig,
@@ -16,11 +17,13 @@ from puzzlebatch.runners.hextris.tune import (ANCESTOR_GENES, GENE_SCALE, HAND_G
                                               next_generation)
 from tests.test_cli import run_cli
 
+N = len(FEATURE_NAMES)  # genes per genome: one per evaluation feature
+
 
 def test_first_generation_holds_the_ancestor_and_random_genes():
     cfg = TuneConfig()
     pop = first_generation(cfg, np.random.default_rng(1))
-    assert pop.shape == (12, 12) and pop[0].tolist() == ANCESTOR_GENES.tolist() == [1] * 12
+    assert pop.shape == (12, N) and pop[0].tolist() == ANCESTOR_GENES.tolist() == [1] * N
     assert pop[1].tolist() == HAND_GENES.tolist()  # the player's default weights, as genes
     assert genes_to_weights(HAND_GENES).tolist() == DEFAULT_WEIGHTS.tolist()
     assert pop[2:].min() >= 0 and pop[2:].max() <= 10
@@ -28,20 +31,20 @@ def test_first_generation_holds_the_ancestor_and_random_genes():
 
 def test_relative_genes_are_steps_around_the_default_weights():
     centre = hand_genes("relative")
-    assert centre.tolist() == [5] * 12
+    assert centre.tolist() == [5] * N
     assert genes_to_weights(centre, "relative").tolist() == DEFAULT_WEIGHTS.tolist()
     up = genes_to_weights(centre + 2, "relative")  # two steps up: x2 where the default is not 0
     assert np.allclose(up[DEFAULT_WEIGHTS > 0], 2 * DEFAULT_WEIGHTS[DEFAULT_WEIGHTS > 0])
     # a zero default weight: half its absolute step per gene above the middle, 0 at or below it
     assert np.allclose(up[DEFAULT_WEIGHTS == 0], GENE_SCALE[DEFAULT_WEIGHTS == 0])
-    assert genes_to_weights(centre - 3, "relative")[DEFAULT_WEIGHTS == 0].tolist() == [0] * 6
+    assert genes_to_weights(centre - 3, "relative")[DEFAULT_WEIGHTS == 0].tolist() == [0] * int((DEFAULT_WEIGHTS == 0).sum())
     down = genes_to_weights(centre - 1, "relative")
     assert np.allclose(down * RELATIVE_RATIO, DEFAULT_WEIGHTS)
     # another gene range moves the middle: 2..8 has its default at 5, 0..6 at 3
     assert genes_to_weights(hand_genes("relative", 0, 6), "relative", 3).tolist() == DEFAULT_WEIGHTS.tolist()
     cfg = TuneConfig(coding="relative")
     pop = first_generation(cfg, np.random.default_rng(1))
-    assert pop[0].tolist() == [5] * 12 and pop[1:].min() >= 0 and pop[1:].max() <= 10  # no absolute ancestor
+    assert pop[0].tolist() == [5] * N and pop[1:].min() >= 0 and pop[1:].max() <= 10  # no absolute ancestor
 
 
 def test_normalised_fitness_counts_each_problem_relative_to_the_default(cpu):
@@ -50,11 +53,11 @@ def test_normalised_fitness_counts_each_problem_relative_to_the_default(cpu):
     cfg = TuneConfig(population=4, elite=2, newcomers=1, coding="relative")
     tuner = Tuner(games, cpu, cfg, seed=3, beam=1, keep=2, normalise=True)
     tuner.step()
-    assert tuner.cache[tuple([5] * 12)] == 2 * NORMAL  # the default weights: NORMAL on each problem
+    assert tuner.cache[tuple([5] * N)] == 2 * NORMAL  # the default weights: NORMAL on each problem
     # the others: each problem's plain total over the default weights' there, computed here
     plain = {p.id: evaluate(np.array([g for g in map(list, tuner.cache)]), [(p, s)], cpu, beam=1, keep=2,
                             coding="relative") for p, s in games}
-    default = {pid: plain[pid][list(tuner.cache).index(tuple([5] * 12))] for pid in plain}
+    default = {pid: plain[pid][list(tuner.cache).index(tuple([5] * N))] for pid in plain}
     for k, genome in enumerate(tuner.cache):
         want = sum(round(plain[pid][k] * NORMAL / default[pid]) for pid in plain)
         assert abs(tuner.cache[genome] - want) <= 1  # rounding per problem
@@ -63,6 +66,10 @@ def test_normalised_fitness_counts_each_problem_relative_to_the_default(cpu):
                   keep=2, normalise=True)
     again.restore(arrays, json.loads(json.dumps(meta)))
     assert again.scales == tuner.scales
+    # a checkpoint written by a version with fewer features is refused in one line, not misread
+    old = dict(arrays, population=np.asarray(arrays["population"])[:, :-1])
+    with pytest.raises(PuzzleInputError, match=f"genomes have {N - 1} genes, this version's evaluation has {N} "):
+        again.restore(old, json.loads(json.dumps(meta)))
 
 
 def test_next_generation_keeps_the_four_best_and_breeds_the_rest():
@@ -71,7 +78,7 @@ def test_next_generation_keeps_the_four_best_and_breeds_the_rest():
     pop = first_generation(cfg, rng)
     fit = np.arange(12)[::-1] * 10  # genome 0 best, then 1, 2, 3
     nxt = next_generation(pop, fit, cfg, rng)
-    assert nxt.shape == (12, 12)
+    assert nxt.shape == (12, N)
     assert nxt[:4].tolist() == pop[:4].tolist()
     # children lie between their parents' genes (+- the random factor) unless mutated
     lo, hi = pop[:4].min(axis=0) - 1, pop[:4].max(axis=0) + 1
@@ -82,7 +89,7 @@ def test_next_generation_keeps_the_four_best_and_breeds_the_rest():
 
 def test_evaluate_batches_genomes_like_separate_players(cpu):
     p = official_problem(21)
-    genomes = np.array([HAND_GENES, [0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0]])
+    genomes = np.array([HAND_GENES, [0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1]])  # mass and partial rows only
     fit = evaluate(genomes, [(p, p.source_seeds[0])], cpu, beam=2, keep=3)
     one = [BeamPlayer(p, cpu, genes_to_weights(g), 2, 3).plan(p.source_seeds[:1])[0].move_score for g in genomes]
     assert fit.tolist() == one
@@ -184,7 +191,7 @@ def test_tune_cli_relative_genes_report_the_held_out_games(tmp_path, capsys):
     held = saved["held_out"]
     # the held-out totals are the plain move totals of problem 22, computed again here
     p = official_problem(22)
-    want = evaluate(np.array([doc["best_genes"], [5] * 12]), [(p, p.source_seeds[0])], cpu_backend(), beam=1, keep=2,
+    want = evaluate(np.array([doc["best_genes"], [5] * N]), [(p, p.source_seeds[0])], cpu_backend(), beam=1, keep=2,
                     coding="relative")
     assert held["per_problem"] == {"22": want.tolist()} and [held["best"], held["default"]] == want.tolist()
     assert held["better_on"] == int(want[0] > want[1]) and held["worse_on"] == int(want[0] < want[1])
@@ -225,7 +232,7 @@ def test_exact_fitness_is_the_exact_total_of_the_spelled_solutions(cpu):
     from puzzlebatch.runners.hextris.player import spell
 
     p = official_problem(21)
-    genomes = np.array([HAND_GENES, [0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0]])
+    genomes = np.array([HAND_GENES, [0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1]])  # mass and partial rows only
     fit = evaluate(genomes, [(p, p.source_seeds[0])], cpu, beam=2, keep=3, fitness="exact")
     one = [spell(BeamPlayer(p, cpu, genes_to_weights(g), 2, 3).plan(p.source_seeds[:1]), cpu, load_phrases())[0]
            .total for g in genomes]

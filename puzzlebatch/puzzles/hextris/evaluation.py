@@ -2,8 +2,8 @@
 functions), calling its rules by their plain names.
 
 :func:`board_eval` gives a board's features (``B_*``): holes that no unit can reach (a flood fill from the top row
-with the moves E, W, SE, SW), covered cells, wells, row and down transitions, mass, height and danger in the spawn
-zone.  :func:`evaluate_placements` lists every position where the current unit can lock, once per distinct set of
+with the moves E, W, SE, SW), covered cells, wells, row and down transitions, mass, the rows that hold a hole, how
+far rows are part full, height and danger in the spawn zone.  :func:`evaluate_placements` lists every position where the current unit can lock, once per distinct set of
 cells, each with the move points of the lock, its placement features (``rules.F_*``) and the features of the board
 it leaves (``C_*``): the candidate placements of a beam, evaluated in one kernel call.  All arithmetic on int64,
 no allocation; results written into the caller's arrays.
@@ -23,10 +23,12 @@ B_ROW_TRANS = 3  # full/empty changes along each row, walls counted full
 B_DOWN_TRANS = 4  # full/empty changes from each cell to its two lower neighbours (SW, SE); the floor counts full
 B_MASS = 5  # the full cells' heights above the floor, summed (a row cleared lowers every cell above it by one)
 B_HOLE_ROWS = 6  # rows with at least one hole: a row that holds a hole can never be completed while the hole lasts
-B_HEIGHT = 7  # rows from the highest full cell down to the floor (0: empty board)
-B_DANGER = 8  # how far full cells reach into the spawn zone: zone rows minus the free rows above them (>= 0)
-N_BOARD = 9
-N_ROW_FEATURES = 7  # B_HOLES .. B_HOLE_ROWS: sums over the rows
+B_PARTIAL = 7  # rows part full: k * (w - k) summed over the rows (k full cells of w), 0 for an empty or a full row;
+#                one cell more in a row of k adds w - 2k - 1, so a cell put in a row more than half full lowers it
+B_HEIGHT = 8  # rows from the highest full cell down to the floor (0: empty board)
+B_DANGER = 9  # how far full cells reach into the spawn zone: zone rows minus the free rows above them (>= 0)
+N_BOARD = 10
+N_ROW_FEATURES = 8  # B_HOLES .. B_PARTIAL: sums over the rows
 # candidate features (``evaluate_placements``): the lock's move points, the placement features (F_*), then the
 # features of the board after the lock and its line clears (B_*)
 C_POINTS = 0
@@ -66,6 +68,7 @@ def eval_row(board, tab, y, reach, rprev, rcur, acc):
         reach[rcur + k] = 0
     run = False
     prev = 1  # the west wall
+    full = 0
     for x in range(w):  # reached from above, or from the west along the row; row transitions
         f = _bit(board, rb, x)
         if f != prev:
@@ -74,6 +77,7 @@ def eval_row(board, tab, y, reach, rprev, rcur, acc):
         if f != 0:
             run = False
             acc[B_MASS] += h - y
+            full += 1
             continue
         seed = rprev < 0
         if not seed:
@@ -120,6 +124,7 @@ def eval_row(board, tab, y, reach, rprev, rcur, acc):
         if (x == 0 or _bit(board, rb, x - 1) != 0) and (x + 1 == w or _bit(board, rb, x + 1) != 0):
             acc[B_WELLS] += 1
     acc[B_HOLE_ROWS] += hole_row
+    acc[B_PARTIAL] += full * (w - full)
 
 
 def board_top(board, tab):

@@ -50,21 +50,23 @@ from puzzlebatch.runners.hextris.playouts import GREEDY_WEIGHTS, GameBatch, Play
 #: w[contact] * contact - sum(w[k] * feature[k])`` over the board features (the others): the move score so far, then
 #: for the last lock its depth (the sum of its members' rows) and the sides it touches, then the hex board features
 #: of ``evaluation.B_*`` (holes, covered cells, wells, row and down transitions, mass, height, spawn-zone danger,
-#: rows that hold a hole).
+#: rows that hold a hole, rows part full).
 FEATURE_NAMES = ("score", "depth", "contact", "holes", "covered", "wells", "row_transitions", "down_transitions",
-                 "mass", "height", "danger", "hole_rows")
+                 "mass", "height", "danger", "hole_rows", "partial_rows")
 #: the sign each weight takes in the value (the weights themselves are >= 0)
-SIGNS = np.array([1, 1, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1], dtype=np.float64)
+SIGNS = np.array([1, 1, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1], dtype=np.float64)
+#: the weight files of earlier versions list fewer features (no ``hole_rows``, no ``partial_rows``): those read 0
+OLDEST_WEIGHTS = 11
 #: the best of five hand-set vectors on seed 0 of 20 qualifier problems (bench/RESULTS.md): transitions and mass
 #: weigh most, a line is worth 20 points, a row of danger 90
-DEFAULT_WEIGHTS = np.array([0.2, 0, 0, 0, 0, 3, 3, 5, 3, 0, 90, 0], dtype=np.float64)
+DEFAULT_WEIGHTS = np.array([0.2, 0, 0, 0, 0, 3, 3, 5, 3, 0, 90, 0, 0], dtype=np.float64)
 #: weight rows tried again, as a portfolio, on a game that the weights played let die (spawn blocked before its last
 #: unit): survival first (the spawn zone's danger, rows that hold holes and the mass of the stack weigh most, the
 #: score little).  From a random search on problem 18 seed 0 (bench/RESULTS.md); the exact scorer keeps the better
 #: of the first game and these, so a retry never loses points
-SURVIVAL_WEIGHTS = np.array([[1, 3, 0, 1, 0, 1, 1, 1, 6, 0, 300, 60],
-                             [4.06, 5.12, 0, 1.05, 0, 3, 1.61, 0.95, 9.57, 0, 186.95, 69.17],
-                             [0.2, 3, 0, 3, 3, 3, 1, 1, 6, 10, 300, 20]], dtype=np.float64)
+SURVIVAL_WEIGHTS = np.array([[1, 3, 0, 1, 0, 1, 1, 1, 6, 0, 300, 60, 0],
+                             [4.06, 5.12, 0, 1.05, 0, 3, 1.61, 0.95, 9.57, 0, 186.95, 69.17, 0],
+                             [0.2, 3, 0, 3, 3, 3, 1, 1, 6, 10, 300, 20, 0]], dtype=np.float64)
 #: states expanded per row of a unit by the searching phrase weaver in :func:`spell` (``weave_search``)
 SEARCH_BEAM = 24
 #: wider searches of the phrase weaver tried in :func:`spell` while a problem's time lasts, and the roots each keeps
@@ -76,7 +78,8 @@ SURVIVAL_CHILDREN = 2
 _COLUMNS = (None, evaluation.C_PLACE + rules.F_DEPTH, evaluation.C_PLACE + rules.F_CONTACT) + \
     tuple(evaluation.C_BOARD + k for k in (evaluation.B_HOLES, evaluation.B_COVERED, evaluation.B_WELLS,
                                            evaluation.B_ROW_TRANS, evaluation.B_DOWN_TRANS, evaluation.B_MASS,
-                                           evaluation.B_HEIGHT, evaluation.B_DANGER, evaluation.B_HOLE_ROWS))
+                                           evaluation.B_HEIGHT, evaluation.B_DANGER, evaluation.B_HOLE_ROWS,
+                                           evaluation.B_PARTIAL))
 
 
 def load_weights(path: str | Path) -> np.ndarray:
@@ -96,12 +99,12 @@ def load_weights(path: str | Path) -> np.ndarray:
     rows = w if portfolio else [w]
     n = len(FEATURE_NAMES)
     for r in rows:
-        if not isinstance(r, list) or len(r) not in (n - 1, n) or \
+        if not isinstance(r, list) or not OLDEST_WEIGHTS <= len(r) <= n or \
                 not all(isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0 for v in r):
             raise PuzzleInputError(f"--weights {path}: expected a list of {n} numbers >= 0 "
-                                   f"({', '.join(FEATURE_NAMES)}; the last may be left out: 0) or a list of "
-                                   "such lists (a portfolio)")
-    rows = [list(r) + [0] * (n - len(r)) for r in rows]  # files written before "hole_rows": its weight 0
+                                   f"({', '.join(FEATURE_NAMES)}; the last {n - OLDEST_WEIGHTS} may be left out: "
+                                   "0) or a list of such lists (a portfolio)")
+    rows = [list(r) + [0] * (n - len(r)) for r in rows]  # files written before "hole_rows" or "partial_rows": 0
     return np.array(rows if portfolio else rows[0], dtype=np.float64)
 
 

@@ -34,14 +34,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.errors import PuzzleInputError
+from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.puzzles.hextris.model import Problem
 from puzzlebatch.runners.engine.backend import Backend
 from puzzlebatch.runners.hextris.player import DEFAULT_WEIGHTS, FEATURE_NAMES, BeamPlayer
 
 #: the weight of one gene step, per feature (``FEATURE_NAMES`` order)
-GENE_SCALE = np.array([0.1, 1, 1, 5, 1, 1, 1, 1, 1, 1, 30, 5], dtype=np.float64)
+GENE_SCALE = np.array([0.1, 1, 1, 5, 1, 1, 1, 1, 1, 1, 30, 5, 0.1], dtype=np.float64)
 #: the player's default weights as genes, and the document's ancestor: every gene 1
 HAND_GENES = np.rint(DEFAULT_WEIGHTS / GENE_SCALE).astype(np.int64)
 ANCESTOR_GENES = np.ones(len(FEATURE_NAMES), dtype=np.int64)
@@ -265,7 +265,12 @@ class Tuner:
         return arrays, meta
 
     def restore(self, arrays: dict, meta: dict) -> None:
-        self.pop = np.asarray(arrays["population"], dtype=np.int64)
+        pop = np.asarray(arrays["population"], dtype=np.int64)
+        if pop.ndim != 2 or pop.shape[1] != len(FEATURE_NAMES):
+            raise PuzzleInputError(f"checkpoint: its genomes have {pop.shape[-1]} genes, this version's evaluation "
+                                   f"has {len(FEATURE_NAMES)} features ({', '.join(FEATURE_NAMES)}): start a "
+                                   "new run (another --checkpoint file)")
+        self.pop = pop
         self.generation = int(meta["generation"])
         self.history = list(meta["history"])
         if meta.get("scales") is not None:
