@@ -112,6 +112,7 @@ class Unit:
         self.key = cache.source_key(self.module_names, target,
                                     extra=roles + " loaded=" + cache.loaded_fingerprint(modules))
         self.folder = str(cache.compile_cache_dir() / f"{variant}-{self.key}")
+        self.symbol_prefix = "unit_" + f"{variant}_{self.key}".replace("-", "_")
         self.functions: dict[str, Callable] = {}
         self._plain: dict[str, tuple[types.FunctionType, ModuleType, bool]] = {}
         for module in modules:
@@ -126,7 +127,12 @@ class Unit:
             g = globals_of.setdefault(module.__name__, dict(vars(module)))
             clone = types.FunctionType(fn.__code__, g, name, fn.__defaults__, fn.__closure__)
             clone.__doc__ = fn.__doc__
-            clone.__qualname__ = fn.__qualname__
+            # numba names a compiled function's machine symbol after its module, qualified name and a counter
+            # that restarts in every process.  Two units compiled in two processes can give the same template
+            # (``dfs_item`` of the snake unit and of the cubes unit) the same symbol; loaded from the disk cache
+            # into one process, the linker then binds the second unit's calls to the first unit's code (a wrong
+            # count, or a crash).  The unit's folder name in the qualified name makes every symbol its own.
+            clone.__qualname__ = f"{self.symbol_prefix}.{fn.__qualname__}"
             clone.__module__ = fn.__module__
             clone.__kwdefaults__ = fn.__kwdefaults__
             clone.__puzzlebatch_label__ = label
