@@ -140,6 +140,46 @@ class ExactCover:
         return max(bound, 0)
 
 
+def invariant_cover(ec: ExactCover, perm: np.ndarray, fixed: Sequence[int] = ()) -> ExactCover | None:
+    """The exact cover whose solutions are the solutions of ``ec`` containing the options ``fixed`` that the option
+    permutation ``perm`` (a symmetry of the problem) maps onto themselves; None where this form cannot say it.
+
+    Such a solution is a union of ``perm``'s cycles on options, each cycle's options pairwise disjoint; so the new
+    options are those cycles (the union of their items), the items of ``fixed`` and of ``ec.precovered`` start
+    covered, and cycles that overlap themselves or the covered items are left out.  Counting it gives
+    Burnside's fixed-point count of ``perm``.  Only for problems without colours whose options are free of copy
+    limits (no group, or unlimited copies): a cycle may use one piece several times.  ``fixed`` must be mapped
+    onto itself by ``perm``.
+    """
+    if ec.colored or any(g >= 0 and ec.group_copies[g] != UNLIMITED for g in ec.option_group):
+        return None
+    arr = ec.option_array()
+    covered = set(int(i) for i in ec.precovered)
+    for o in fixed:
+        covered.update(int(i) for i in ec.options[o])
+    n = len(ec.options)
+    done = np.zeros(n, bool)
+    done[list(fixed)] = True
+    options: list[tuple[int, ...]] = []
+    for o in range(n):
+        if done[o]:
+            continue
+        cycle = [o]
+        done[o] = True
+        nxt = int(perm[o])
+        while nxt != o:
+            cycle.append(nxt)
+            done[nxt] = True
+            nxt = int(perm[nxt])
+        items = arr[cycle]
+        items = items[items >= 0]
+        if len(np.unique(items)) != len(items) or covered.intersection(items.tolist()):
+            continue
+        options.append(tuple(sorted(int(i) for i in items)))
+    return ExactCover(items=list(ec.items), n_primary=ec.n_primary, options=options,
+                      precovered=tuple(sorted(covered)))
+
+
 def bitset_rows(arr: np.ndarray, nw: int) -> np.ndarray:
     """Bitsets of many rows of item ids (-1 padded) at once: an (n, nw) int64 array."""
     out = np.zeros((arr.shape[0], nw), np.int64)

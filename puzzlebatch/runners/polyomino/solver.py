@@ -15,6 +15,7 @@ from puzzlebatch.puzzles.polyomino import mrv_rules
 from puzzlebatch.puzzles.polyomino import packing as P
 from puzzlebatch.puzzles.polyomino import rules
 from puzzlebatch.runners.engine.backend import Backend
+from puzzlebatch.runners.polyomino import orbits as O
 from puzzlebatch.runners.engine.search import BatchDFS, Frontier, SearchProblem, SearchSettings, SearchTotals
 
 # Measured defaults (bench/RESULTS.md): first-empty-cell branching with the region test.
@@ -256,10 +257,10 @@ def count_packing_run(pk: P.Packing, backend: Backend, mode: str = DEFAULT_MODE,
     s_opt, goal = eng.s_opt, eng.enc.goal
 
     def with_images(states, weights):  # a searched solution and its images under every symmetry
-        sols = _sorted_rows(states[:, s_opt:s_opt + goal])
+        sols = O.sorted_rows(states[:, s_opt:s_opt + goal])
         mask = sols < 0
         for h in range(len(syms)):
-            sink(_sorted_rows(np.where(mask, -1, images[h][np.where(mask, 0, sols)])))
+            sink(O.sorted_rows(np.where(mask, -1, images[h][np.where(mask, 0, sols)])))
 
     rows_sink = with_images if sink is not None else None
     if frontier is None:
@@ -277,22 +278,10 @@ def count_packing_run(pk: P.Packing, backend: Backend, mode: str = DEFAULT_MODE,
     note = ""
     if complete:
         for lf in rest:
-            sols, n = enumerate_solutions(eng, lf.fixed)
-            nodes += n
-            seen = set()
-            for sol in sols:
-                key = frozenset(int(o) for o in sol if o >= 0)
-                if key in seen:
-                    continue
-                orbit = {frozenset(int(images[h, o]) for o in key) for h in lf.syms}
-                seen |= orbit
-                n_distinct += 1
-                n_all += len(syms) * len(orbit) // len(lf.syms)
-                if sink is not None:
-                    for im in {frozenset(int(images[h, o]) for o in key) for h in range(len(syms))}:
-                        r = np.full((1, goal), -1, np.int64)
-                        r[0, :len(im)] = sorted(im)
-                        sink(r)
+            orbits = count_orbits(eng, backend, settings, lf, images, len(syms), pool=pool, sink=sink)
+            nodes += orbits.nodes
+            n_distinct += orbits.distinct
+            n_all += orbits.solutions
         if rest:
             note = f"{len(rest)} subproblem(s) kept symmetries and were enumerated"
     result = CountResult(solutions=int(n_all), distinct=int(n_distinct) if distinct else None,
@@ -300,6 +289,28 @@ def count_packing_run(pk: P.Packing, backend: Backend, mode: str = DEFAULT_MODE,
                          seconds=elapsed + work_clock() - t0, backend=backend.name, branch=eng.mode,
                          prune=eng.prune, complete=complete, note=note)
     return result, left, totals
+
+
+def count_orbits(eng: Engine, backend: Backend, settings: SearchSettings | None, leaf: P.Leaf,
+                 images: np.ndarray, n_syms: int, pool=None,
+                 sink: Callable[[np.ndarray], None] | None = None) -> O.OrbitCount:
+    """The solutions below a symmetry-breaking leaf that keeps symmetries, and their classes
+    (:func:`puzzlebatch.runners.polyomino.orbits.count_orbits`), counted on this backend and pool."""
+    def count_leaf(leaf_sink):
+        totals, left = count_engine(eng, backend, settings, frontier=leaf_frontier(eng, [leaf]), pool=pool,
+                                    sink=leaf_sink)
+        if len(left):
+            raise AssertionError("a symmetric subproblem's count stopped before the end")
+        return int(totals.count), int(totals.nodes)
+
+    def count_cover(ec: C.ExactCover):
+        totals, left = count_engine(engine(ec, eng.mode if eng.mode != "enclosed" else "first", eng.prune),
+                                    backend, settings, pool=pool)
+        if len(left):
+            raise AssertionError("a symmetric subproblem's count stopped before the end")
+        return int(totals.count), int(totals.nodes)
+
+    return O.count_orbits(count_leaf, count_cover, eng.ec, leaf, images, n_syms, eng.s_opt, eng.enc.goal, sink)
 
 
 # -- first solution -------------------------------------------------------------------------------------------------
@@ -336,7 +347,7 @@ def enumerate_solutions(eng: Engine, fixed: Sequence[int] = (), limit: int = 0,
     """Every solution below the options ``fixed`` (rows of option ids in search order, -1 padded), and the nodes
     searched; ``limit`` > 0 stops after that many.  Runs the batch DFS's per-item search on this thread."""
     from puzzlebatch.cpu_fallback.search import drivers
-    from puzzlebatch.puzzles.search import OUT_COUNT, OUT_NODES, OUT_WIDTH
+    from puzzlebatch.puzzles.search import BUDGET, OUT_COUNT, OUT_NODES, OUT_STATUS, OUT_WIDTH
 
     state = eng.state_with(list(fixed))
     goal = eng.enc.goal
@@ -352,21 +363,16 @@ def enumerate_solutions(eng: Engine, fixed: Sequence[int] = (), limit: int = 0,
         dfs_item(state.copy(), stack, np.int32(len(fixed)), np.int32(0), np.int64(goal), np.int64(1 << 62),
                  np.int64(size), np.int64(limit), sols, out, t)
         found = int(out[OUT_COUNT])
-        if found <= size:
+        # Enumerating, a full buffer stops the item like a budget does (status BUDGET); with a limit, the count
+        # goes on past the buffer.  Either way the solutions copied are not all of them: search again with a
+        # larger buffer (at most ``limit``).
+        if out[OUT_STATUS] != BUDGET and found <= size:
             return sols[:found, eng.s_opt:eng.s_opt + goal].copy(), int(out[OUT_NODES])
         size = max(found, 2 * size) if not limit else min(limit, max(found, 2 * size))
 
 
 def solution_cells(pk: P.Packing, options: Sequence[int]) -> list[tuple[int, np.ndarray]]:
     return [(pk.cover.option_group[o], pk.option_cells[o]) for o in options if o >= 0]
-
-
-def _sorted_rows(rows: np.ndarray) -> np.ndarray:
-    """Each row's option ids in increasing order, the -1 padding last."""
-    big = np.iinfo(np.int64).max
-    out = np.sort(np.where(rows < 0, big, rows), axis=1)
-    out[out == big] = -1
-    return out
 
 
 # -- enumerate everything ------------------------------------------------------------------------------------------
