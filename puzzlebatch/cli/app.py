@@ -11,7 +11,8 @@ import os
 import sys
 from typing import Sequence
 
-from puzzlebatch.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, BackendUnavailableError, PuzzleInputError
+from puzzlebatch.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_MISMATCH, BackendUnavailableError, \
+    CountMismatchError, PuzzleInputError
 from puzzlebatch.runners import options
 
 
@@ -118,6 +119,9 @@ def _run(argv: Sequence[str] | None) -> int:
     except (PuzzleInputError, BackendUnavailableError) as exc:
         print(f"puzzlebatch: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except CountMismatchError as exc:
+        print(f"puzzlebatch: error: {_one_line(exc)}", file=sys.stderr)
+        return EXIT_MISMATCH
     except KeyboardInterrupt:
         print("puzzlebatch: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -114,6 +114,9 @@ def add_count_arguments(p, what: str = "count") -> None:
     p.add_argument("--checkpoint-every", type=L.non_negative_seconds, default=30.0, metavar="SECONDS",
                    help="save the work left this often (default 30)")
     p.add_argument("--max-batches", type=L.positive_int, help="stop after this many launches (resume later)")
+    p.add_argument("--verify", action="store_true",
+                   help="count a second time along another split of the work (another budget, batch size and "
+                        "frontier; symmetry merging off) and refuse to report a mismatch (exit 3)")
     add_scheduler_arguments(p)
 
 

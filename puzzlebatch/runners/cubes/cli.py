@@ -95,6 +95,14 @@ def run_count(args) -> int:
     except KeyboardInterrupt:
         return session.interrupted(f"puzzlebatch cubes count --figure {args.figure}")
     doc = contract(result.to_json()) | {"device": backend.device}
+    if getattr(args, "verify", False) and result.complete:
+        from puzzlebatch.runners.engine import verify
+
+        again = verify.second_split(settings)
+        second = cubes.count(figure, cube_set, backend, again, pool=session.pool, symmetry=False,
+                             order=args.order)[0]
+        doc["verified"] = verify.compare(f"cubes count --figure {args.figure}", result.to_json(), second.to_json(),
+                                         ("assemblies", "distinct"), verify.describe(again, symmetry=False))
     doc |= session.finish(result.to_json(), result.complete, rest, totals, result.seconds)
     out = doc["out"]
     if args.json:
@@ -103,6 +111,8 @@ def run_count(args) -> int:
         print(f"figure {figure} from {len(cube_set)} cubes: {result.assemblies} assemblies, {result.distinct} "
               f"distinct up to the figure's {result.symmetries} rotations")
         print(f"{result.nodes} nodes in {result.seconds:.3f} s on {backend.name} ({backend.device})")
+        if "verified" in doc:
+            print(verify_line(doc))
         print(f"results: {out} (run {doc['run_id']})")
     else:
         print(f"stopped after {totals.batches} batches with {len(rest)} work items left; {result.assemblies} "
@@ -144,3 +154,9 @@ def register(sub) -> None:
     from puzzlebatch.runners.cubes import ga_cli as cubes_ga_cli  # the GA verb lives in its own module
 
     cubes_ga_cli.register(verbs)
+
+
+def verify_line(doc: dict) -> str:
+    from puzzlebatch.runners.engine.verify import line
+
+    return line(doc) or ""

@@ -155,6 +155,16 @@ def run_count(args) -> int:
             return session.interrupted(f"the same command (puzzlebatch polyomino {verb} ...)")
         print("puzzlebatch: interrupted (give --out FILE.h5 to be able to resume)", file=sys.stderr)
         return EXIT_INTERRUPTED
+    verified = None
+    if getattr(args, "verify", False) and res.complete:
+        from puzzlebatch.runners.engine import verify
+
+        # the second count breaks no symmetry: every solution is searched (the distinct count is not re-derived)
+        again = verify.second_split(settings)
+        second = RP.count_packing_run(pk, backend, args.branch, not args.no_prune, again, distinct=False,
+                                      pool=session.pool if session else pool)[0]
+        verified = verify.compare(f"polyomino count --board {pk.board.label}", res.to_json(), second.to_json(),
+                                  ("solutions",), verify.describe(again, symmetry=False))
     if session is None:
         progress.close()
         pool.close()
@@ -162,6 +172,8 @@ def run_count(args) -> int:
             print("\n".join(pool.work.lines()), file=sys.stderr)
     doc = res.to_json() | {"board": size_text(pk.board.size), "pieces": [p.name for p in pk.pieces],
                            "device": backend.device, "compile_seconds": command_compile_seconds()}
+    if verified is not None:
+        doc["verified"] = verified
     out = None
     if session is not None:
         doc |= session.finish(doc, res.complete, rest, totals, res.seconds)
@@ -176,6 +188,8 @@ def run_count(args) -> int:
                                             "symmetries"
         print(f"{pk.board.label} with {args.pieces}: {res.solutions} solutions{d}")
         print(f"{res.nodes} nodes in {res.seconds:.3f} s on {res.backend} (+{command_compile_seconds():.1f} s compiling)")
+        if "verified" in doc:
+            print(verify_line(doc))
         if out is not None:
             print(f"results: {out} (run {doc['run_id']})" + (" - draw one with: puzzlebatch show "
                                                              f"{out} --run {doc['run_id']} --solution K"
@@ -444,3 +458,9 @@ def register(sub) -> None:
     from puzzlebatch.runners.polyomino.large_cli import extend  # large boards: transfer, band, generate
 
     extend(verbs)
+
+
+def verify_line(doc: dict) -> str:
+    from puzzlebatch.runners.engine.verify import line
+
+    return line(doc) or ""

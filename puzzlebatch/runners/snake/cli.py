@@ -108,6 +108,14 @@ def run_count(args) -> int:
     except KeyboardInterrupt:
         return session.interrupted(f"puzzlebatch snake count {chain.letters} --box {box}")
     doc = result.to_json() | {"device": backend.device}
+    if getattr(args, "verify", False) and result.complete:
+        from puzzlebatch.runners.engine import verify
+
+        again = verify.second_split(settings)
+        second = snake.count(chain, box, backend, again, pool=session.pool, symmetry=False)[0]
+        doc["verified"] = verify.compare(f"snake count {chain.letters} --box {box}", result.to_json(),
+                                         second.to_json(), ("embeddings", "distinct"),
+                                         verify.describe(again, symmetry=False))
     doc |= session.finish(result.to_json(), result.complete, rest, totals, result.seconds)
     out = doc["out"]
     if args.json:
@@ -116,6 +124,8 @@ def run_count(args) -> int:
         print(f"chain {chain.letters} ({chain.length} cubes) in {box}: {result.embeddings} embeddings, "
               f"{result.distinct} distinct up to the box's {result.symmetries} symmetries")
         print(f"{result.nodes} nodes in {result.seconds:.3f} s on {backend.name} ({backend.device})")
+        if "verified" in doc:
+            print(verify_line(doc))
         print(f"results: {out} (run {doc['run_id']})")
     else:
         print(f"stopped after {totals.batches} batches with {len(rest)} work items left; "
@@ -184,3 +194,9 @@ def register(sub) -> None:
     p.add_argument("--count", type=L.positive_int, default=1, help="how many chains")
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.set_defaults(func=run_generate)
+
+
+def verify_line(doc: dict) -> str:
+    from puzzlebatch.runners.engine.verify import line
+
+    return line(doc) or ""

@@ -84,14 +84,16 @@ class SolveResult:
 
 
 def searcher(chain: Chain, box: Box, backend: Backend, settings: SearchSettings | None = None,
-             pool=None) -> BatchDFS:
-    return BatchDFS(problem(chain, box), backend, settings, canonicalize=make_canonicalize(box), pool=pool)
+             pool=None, symmetry: bool = True) -> BatchDFS:
+    """The batch DFS of ``chain`` in ``box``; ``symmetry`` merges frontier items that are images of each other."""
+    return BatchDFS(problem(chain, box), backend, settings,
+                    canonicalize=make_canonicalize(box) if symmetry else None, pool=pool)
 
 
 def count(chain: Chain, box: Box, backend: Backend, settings: SearchSettings | None = None, *,
           frontier: Frontier | None = None, totals: SearchTotals | None = None, on_batch=None,
           max_batches: int | None = None, elapsed: float = 0.0, pool=None,
-          sink=None) -> tuple[CountResult, Frontier, SearchTotals]:
+          sink=None, symmetry: bool = True) -> tuple[CountResult, Frontier, SearchTotals]:
     """Count the embeddings of ``chain`` in ``box`` (and the distinct ones up to the box's symmetries); ``pool``
     runs the work items elsewhere (:mod:`puzzlebatch.runners.engine.distributed`).
 
@@ -99,7 +101,7 @@ def count(chain: Chain, box: Box, backend: Backend, settings: SearchSettings | N
     1..N, each standing for ``weight`` embeddings (itself and its images under the symmetries merged into its
     work item); the weights add up to the count."""
     t0 = work_clock()
-    dfs = searcher(chain, box, backend, settings, pool)
+    dfs = searcher(chain, box, backend, settings, pool, symmetry)
     w = encode.n_words(box.volume)
     to_cells = None if sink is None else (lambda states, weights: sink(states[:, w:w + box.volume], weights))
     totals, rest = dfs.count(frontier, totals, on_batch=on_batch, max_batches=max_batches, sink=to_cells)
