@@ -80,3 +80,30 @@ def classes(w: int, h: int, found) -> int:
     for t in found:
         canon.add(min(key(frozenset(frozenset(f(x, y) for x, y in p) for p in t)) for f in symmetries(w, h)))
     return len(canon)
+
+
+def domino_tilings(m: int, n: int) -> int:
+    """Domino tilings of an m x n rectangle by a plain broken-profile dynamic program over the columns (exact
+    Python integers, any size): a profile bit says the cell of the next column is already taken by a horizontal
+    domino sticking out of this one."""
+    if m > n:
+        m, n = n, m
+    ways = {0: 1}
+    for _ in range(n):
+        nxt: dict[int, int] = {}
+
+        def fill(row: int, profile: int, out: int, count: int) -> None:
+            if row == m:
+                nxt[out] = nxt.get(out, 0) + count
+                return
+            if profile >> row & 1:  # taken from the left
+                fill(row + 1, profile, out, count)
+                return
+            fill(row + 1, profile, out | 1 << row, count)  # a horizontal domino into the next column
+            if row + 1 < m and not profile >> (row + 1) & 1:  # a vertical domino
+                fill(row + 2, profile, out, count)
+
+        for profile, count in ways.items():
+            fill(0, profile, 0, count)
+        ways = nxt
+    return ways.get(0, 0)
