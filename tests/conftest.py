@@ -35,6 +35,17 @@ def gpu():
     return select_backend("cuda")
 
 
+@pytest.fixture(scope="module")
+def cluster():
+    """A Dask ``local:2`` cluster (two worker processes, one thread each) for a test module, by its address."""
+    pytest.importorskip("dask.distributed")
+    from dask.distributed import LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                      env={"NUMBA_NUM_THREADS": "1"}) as c:
+        yield c.scheduler_address
+
+
 # -- the web app (tests/test_web_*.py): one set of warm worker processes for the whole session ---------------------
 @pytest.fixture(scope="session")
 def web_results(tmp_path_factory):

@@ -228,16 +228,7 @@ def test_sigkill_resume_exact(tmp_path, single):
     assert _rows(out) == (rows, count)  # every row once: none duplicated, none missing
 
 
-# -- other batch commands on a running cluster (one for the tests below, reached by its address) -------------------
-@pytest.fixture(scope="module")
-def cluster():
-    pytest.importorskip("dask.distributed")
-    from dask.distributed import LocalCluster
-
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                      env={"NUMBA_NUM_THREADS": "1"}) as c:
-        yield c.scheduler_address
-
+# -- other batch commands on a running cluster (tests/conftest.py: ``cluster``, reached by its address) --------------
 
 def _late_square(job):
     """A job that finishes in reverse order of submission."""

@@ -87,21 +87,11 @@ def test_stopped_after_every_launch_and_resumed(family, cpu):
         assert answer == plain, f"{family} {case}: resumed {answer}, plain {plain}"
 
 
-@pytest.fixture(scope="module")
-def local2():
-    pytest.importorskip("dask.distributed")
-    from dask.distributed import LocalCluster
-
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                      env={"NUMBA_NUM_THREADS": "1"}) as c:
-        yield c.scheduler_address
-
-
-def test_families_one_after_another_on_a_local_cluster(local2, cpu):
+def test_families_one_after_another_on_a_local_cluster(cluster, cpu):
     from puzzlebatch.runners.engine.distributed import open_pool
 
     plain = {(f, i): FAMILIES[f][1](case, cpu)[0] for f in FAMILIES for i, case in enumerate(FAMILIES[f][0]())}
-    pool = open_pool(local2, "cpu", 0.05)
+    pool = open_pool(cluster, "cpu", 0.05)
     try:
         for round_ in range(2):  # every family twice, interleaved: the workers run them in turn
             for f in sorted(FAMILIES, reverse=bool(round_)):
