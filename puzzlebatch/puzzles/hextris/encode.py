@@ -11,9 +11,16 @@ from puzzlebatch.puzzles.hextris.model import CHAR_TO_COMMAND, IGNORED_CHARS, Pr
 
 #: character code -> command code (0..5), ``C_INVALID`` (6) for a character that is not a command, -1 if ignored
 CHAR_CODES = np.full(65536, rules.C_INVALID, dtype=np.int8)
+# A character is a command when the solution lower-cased (as the evaluator reads it, and model.decode) holds a
+# command there: the command characters, their upper case, and the one other character of the BMP whose lower case
+# is a single command letter, the Kelvin sign (U+212A -> "k"; tests/differential/test_hextris_differential.py
+# scans every code point against str.lower()).
 for _ch, _cmd in CHAR_TO_COMMAND.items():
     CHAR_CODES[ord(_ch)] = _cmd
     CHAR_CODES[ord(_ch.upper())] = _cmd
+for _ch in ("\u212a",):
+    if _ch.lower() in CHAR_TO_COMMAND:
+        CHAR_CODES[ord(_ch)] = CHAR_TO_COMMAND[_ch.lower()]
 for _ch in IGNORED_CHARS:
     CHAR_CODES[ord(_ch)] = -1
 
