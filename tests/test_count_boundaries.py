@@ -56,3 +56,18 @@ def test_transfer_counts_past_large_powers(power, method, cpu):
     expected = domino_tilings(m, n)
     pieces = S.load_pieces("dominoes", unlimited=True)
     assert L.count_strip(pieces, n, m, cpu, method).solutions == expected > 1 << power
+
+
+@pytest.mark.parametrize("frontier", [(1 << 15) + 1, (1 << 16) + 1])
+def test_frontiers_past_2_15_and_2_16_items(frontier, cpu):
+    """The root expanded into more work items than an int16 (and a uint16) holds, all in one launch."""
+    m, n = first_past(17, 4)
+    expected = domino_tilings(m, n)
+    pk = P.build(P.parse_board(f"{n}x{m}"), S.load_pieces("dominoes", unlimited=True))
+    eng = RP.engine(pk.cover)
+    settings = SearchSettings(budget=1 << 20, batch_size=1 << 17, frontier_target=frontier, first_batch_size=1)
+    frontier_items = RP.BatchDFS(eng.problem, cpu, settings).expand(
+        RP.Frontier.root(eng.problem), RP.SearchTotals(), frontier)
+    assert len(frontier_items) > frontier - 1
+    r = RP.count_packing(pk, cpu, settings=settings, distinct=False)
+    assert (r.solutions, r.complete) == (expected, True)
