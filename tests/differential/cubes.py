@@ -8,7 +8,7 @@ An *instance* is a JSON-able dict, so that a disagreement can be replayed from i
 ``cells``
     the figure: its cells (x, y, z), shifted to the origin and sorted by z, then y, then x (the order of
     :meth:`Figure.from_cells`); a random polycube of 1 to 4 cells grown cell by cell, so lines, Ls, squares, Ts,
-    skew and 3D corners turn up in every orientation.
+    skew and 3D corners turn up in every orientation (of 4 cells, also the boxes 2x2x1 and 4x1x1 as such).
 ``numbers``
     the cubes: numbers of the 27 shipped cubes (:func:`load_cubes`, :meth:`CubeSet.subset`, in this order), as
     many as the cells or a few more; or, with ``cubes_text``, a random cube set in the seed document's format
@@ -75,7 +75,7 @@ DISTINCT_MAX = 120  # count_distinct only up to this many assemblies (about 0.3 
 FACE_ALPHABETS = [(1, -1), (1, -1, 2, -2), (1, -1, 2, -2, 3, -3, 4, -4), (1, 2, -1), (2, -2, -3)]
 # (cells, cubes beyond the cells) of a random draw, with weights: the oracle tries every unused cube in every
 # rotation, so 4-cell figures get exactly 4 cubes (0.1 to 0.3 s), smaller ones a few spare cubes.
-SIZES = [((1, 0), 2), ((1, 2), 2), ((2, 0), 8), ((2, 1), 6), ((2, 2), 2), ((3, 0), 8), ((3, 1), 0.5), ((4, 0), 0.5)]
+SIZES = [((1, 0), 2), ((1, 2), 2), ((2, 0), 8), ((2, 1), 6), ((2, 2), 2), ((3, 0), 8), ((3, 1), 0.5), ((4, 0), 0.8)]
 SIM_SIZES = [(2, 0), (2, 0), (2, 1)]  # a figure of one cell is solved by the host expansion alone
 SIM_MAX_LAUNCHES = 10  # a simulated launch costs tens of milliseconds
 NEIGHBOURS = [(1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1)]
@@ -123,7 +123,13 @@ def draw(rng: random.Random, *, sim: bool = False) -> dict:
         n, extra = rng.choice(SIM_SIZES)
     else:
         n, extra = rng.choices([s for s, _ in SIZES], weights=[w for _, w in SIZES])[0]
-    inst = {"cells": random_polycube(rng, n)}
+    if n == 4 and rng.random() < 0.4:  # the boxes 2x2x1 and 4x1x1, rarely grown at random, in any orientation
+        dims = list(rng.choice([(2, 2, 1), (4, 1, 1)]))
+        rng.shuffle(dims)
+        cells = normalised([[x, y, z] for x in range(dims[0]) for y in range(dims[1]) for z in range(dims[2])])
+    else:
+        cells = random_polycube(rng, n)
+    inst = {"cells": cells}
     if n + extra <= 3 and not sim and rng.random() < 0.3:  # random faces match often: many assemblies
         inst["cubes_text"] = random_cubes_text(rng, n + extra)
     else:
