@@ -59,6 +59,7 @@ import time
 from pathlib import Path
 
 from tests.reference import sliding_oracle
+from tests.differential.common import cuda_backend
 
 GOALS = ("blank-last", "blank-first")
 HEURISTICS = ("manhattan", "linear-conflict", "pdb")
@@ -213,17 +214,6 @@ def threads(inst: dict):
     Every layer is a launch, and a launch of two threads costs milliseconds on a busy two-core machine, so only
     some instances pay for it."""
     return contextlib.nullcontext() if inst.get("threads") == "default" else one_thread()
-
-
-def cuda_backend():
-    """The ``cuda`` backend (the simulator under ``NUMBA_ENABLE_CUDASIM=1``), or None when there is none."""
-    from puzzlebatch.errors import BackendUnavailableError
-    from puzzlebatch.runners.engine.backend import select_backend
-
-    try:
-        return select_backend("cuda")
-    except BackendUnavailableError:
-        return None
 
 
 @functools.lru_cache(maxsize=1)

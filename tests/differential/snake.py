@@ -65,6 +65,7 @@ import sys
 import time
 
 from tests.reference import snake_oracle
+from tests.differential.common import capped_settings, cuda_backend, settings_label as _label
 
 MAX_LAUNCHES = 120  # a tiny-settings search of a larger tree gets a larger budget (a launch costs ~0.1-0.3 ms)
 
@@ -196,30 +197,8 @@ def _attempt(fn) -> dict:
 
 
 def _settings(tiny: dict, nodes: int | None, launches: int = MAX_LAUNCHES):
-    """The tiny settings, their budget raised so that a search of ``nodes`` nodes needs at most about
-    ``launches`` launches."""
-    from puzzlebatch.runners.engine.search import SearchSettings
-
-    s = SearchSettings(**tiny)
-    if nodes:
-        per_launch = max(1, min(s.batch_size, s.first_batch_size))
-        s.budget = max(s.budget, -(-nodes // (launches * per_launch)))
-    return s
-
-
-def _label(s) -> str:
-    return f"b={s.budget},n={s.batch_size},f={s.frontier_target},fb={s.first_batch_size}"
-
-
-def cuda_backend():
-    """The ``cuda`` backend (the simulator under ``NUMBA_ENABLE_CUDASIM=1``), or None when there is none."""
-    from puzzlebatch.errors import BackendUnavailableError
-    from puzzlebatch.runners.engine.backend import select_backend
-
-    try:
-        return select_backend("cuda")
-    except BackendUnavailableError:
-        return None
+    """:func:`~tests.differential.common.capped_settings` with this family's launch cap."""
+    return capped_settings(tiny, nodes, launches)
 
 
 def ways(inst: dict) -> dict[str, dict]:
