@@ -261,6 +261,12 @@ def main(argv=None) -> int:
     if not args.quick and simulator_enabled():
         ap.error("full sizes in the simulator would take days: add --quick, or run on a GPU without "
                  "NUMBA_ENABLE_CUDASIM")
+    if simulator_enabled() and "PUZZLEBATCH_THREADS_PER_BLOCK" not in os.environ:
+        # Every simulated thread is a Python thread: blocks of 128 made the quick snake case take minutes (461 s
+        # on the 2-core machine), blocks of 8 under a second.  The answers do not depend on the block size.
+        from puzzlebatch.config import launch
+
+        launch.threads_per_block = 8
     doc = run(args.cases, args.quick, args.repeat or (1 if args.quick else 3))
     out = args.out or (None if args.quick else ROOT / "bench" / "gpu-results.json")
     if out is not None:
