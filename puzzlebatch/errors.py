@@ -25,3 +25,16 @@ EXIT_NO_SOLUTION = 1  # searched to the end: no solution exists
 EXIT_BAD_INPUT = 2  # bad input, a limit, an I/O error (one line on stderr)
 EXIT_MISMATCH = 3  # --verify: the second count disagrees with the first (one line on stderr; nothing reported)
 EXIT_INTERRUPTED = 130  # Ctrl-C (a count checkpoints first: --resume continues it)
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C during a stored run: the run was checkpointed and marked interrupted first.
+
+    ``out`` and ``run_id`` name it; the same call (or command) with ``resume=True`` (``--resume``) and the same
+    ``out`` continues it.  A ``KeyboardInterrupt``, so code that stops on Ctrl-C still stops."""
+
+    def __init__(self, out=None, run_id: str | None = None, hint: str | None = None) -> None:
+        super().__init__(f"interrupted; resume from {out} (run {run_id})" if out else (hint or "interrupted"))
+        self.out = out
+        self.run_id = run_id
+        self.hint = hint  # what to do next, for work kept outside a results file

@@ -24,7 +24,6 @@ limit                  default                            what it bounds
 
 from __future__ import annotations
 
-import argparse
 import math
 import os
 from dataclasses import dataclass
@@ -166,15 +165,13 @@ def _kind(rng: Range) -> str:
 
 
 def arg(rng: Range):
-    """An argparse ``type=`` function for ``rng``: ``p.add_argument("--budget", type=arg(POSITIVE))``.
+    """A ``type=`` function for ``rng``: ``p.add_argument("--budget", type=arg(POSITIVE))``.
 
-    argparse prefixes the option's name, so the error reads ``argument --budget: -5: must be at least 1``."""
+    It raises :class:`LimitError`; the command line's parser names the option, so the error reads
+    ``argument --budget: -5: must be at least 1``."""
 
     def convert(text: str):
-        try:
-            return check_value("", text, rng)
-        except LimitError as exc:
-            raise argparse.ArgumentTypeError(str(exc).strip()) from None
+        return check_value("", text, rng)
 
     convert.__name__ = "whole number" if rng.kind is int else "number"
     return convert
@@ -196,14 +193,12 @@ def env_float(name: str, default: float, low: float, high: float) -> float:
 
 
 def limited(limit: Limit):
-    """An argparse ``type=`` function: a whole number from 1 to ``limit`` (read when the option is parsed)."""
+    """A ``type=`` function: a whole number from 1 to ``limit`` (read when the option is parsed; raises
+    :class:`LimitError`)."""
 
     def convert(text: str) -> int:
-        try:
-            n = check_value("", text, POSITIVE)
-            return limit.check(n, str(n))
-        except LimitError as exc:
-            raise argparse.ArgumentTypeError(str(exc).strip()) from None
+        n = check_value("", text, POSITIVE)
+        return limit.check(n, str(n))
 
     convert.__name__ = "whole number"
     return convert

@@ -29,7 +29,7 @@ def main() -> None:
                 with ResultsStore(path, "a") as store:  # a writer's open: recovery of every run
                     for run_id in store.run_ids():
                         run = store.run(run_id)
-                        run.attrs
+                        _ = run.attrs
                         run.items()
                         run.load_checkpoint()
             except PuzzleInputError as exc:

@@ -57,7 +57,8 @@ def _script(tmp_path, body):
 
 
 def test_dlx1_report_is_parsed_and_a_slow_run_is_killed(bench, tmp_path):
-    fake = _script(tmp_path, 'echo "Altogether 7 solutions, 10+200 mems, 30 updates, 40 bytes, 50 nodes, ccost 1%." >&2')
+    fake = _script(tmp_path,
+                   'echo "Altogether 7 solutions, 10+200 mems, 30 updates, 40 bytes, 50 nodes, ccost 1%." >&2')
     got = bench.run_dlx1(fake, "A B\nA B\n", timeout=30)
     assert (got["count"], got["nodes"], got["mems"], got["input_mems"]) == (7, 50, 200, 10)
     slow = _script(tmp_path, "sleep 20")

@@ -34,13 +34,29 @@ def test_count_json_contract_and_store(tmp_path, capsys):
     assert code == 0 and run["id"] in out
 
 
-def test_count_default_output_is_under_results(tmp_path, monkeypatch, capsys):
+def test_count_default_output_is_one_file_a_family(tmp_path, monkeypatch, capsys):
+    """Without --out, every count of a family goes to results/<family>.h5, one run a group: no clutter."""
+    from puzzlebatch.results.store import ResultsStore
+
     monkeypatch.chdir(tmp_path)
-    code, out, _ = run_cli(capsys, "snake", "count", "FJJJJJJF", "--box", "2x2x2")
-    assert code == 0
-    files = list((tmp_path / "results").glob("snake-count-*.h5"))
-    assert len(files) == 1 and str(files[0].relative_to(tmp_path)) in out
-    assert "144 embeddings, 3 distinct" in out
+    for box in ("2x2x2", "2x2x2", "2x4x1"):
+        code, out, _ = run_cli(capsys, "snake", "count", "FJJJJJJF", "--box", box)
+        assert code == 0 and "results/snake.h5" in out
+    assert "144 embeddings, 3 distinct" in out or "embeddings" in out
+    assert [p.name for p in (tmp_path / "results").iterdir()] == ["snake.h5"]
+    with ResultsStore(tmp_path / "results" / "snake.h5", "r") as store:
+        assert [store.run(i).attrs["status"] for i in store.run_ids()] == ["done"] * 3
+
+
+def test_a_busy_default_file_is_not_waited_for(tmp_path, monkeypatch, capsys):
+    """A second process writing results/snake.h5: the run goes to results/snake-2.h5, and says so."""
+    from puzzlebatch.results.store import ResultsStore
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "results").mkdir()
+    with ResultsStore(tmp_path / "results" / "snake.h5", "a"):
+        code, out, err = run_cli(capsys, "snake", "count", "FJJJJJJF", "--box", "2x2x2")
+    assert code == 0 and "results/snake-2.h5" in out and "another process" in err
 
 
 def test_count_resume_gives_the_uninterrupted_answer(tmp_path, capsys):
@@ -99,13 +115,14 @@ def test_bad_input_is_one_line_and_exit_2(args, words, capsys):
     assert code == 2 and words in err and err.count("\n") == 1 and out == ""
 
 
-@pytest.mark.parametrize("flag", ["--png", "--run"])
-def test_show_refuses_what_only_a_stored_solution_uses(flag, tmp_path, capsys):
-    """``show --png`` or ``--run`` without ``--solution K``: one line, exit 2, never silently ignored."""
+@pytest.mark.parametrize("flag, needs", [("--png", "--solution"), ("--rows", "--run")])
+def test_show_refuses_what_only_a_stored_solution_uses(flag, needs, tmp_path, capsys):
+    """``show --png`` without ``--solution K``, ``--rows`` without ``--run ID``: one line, exit 2, never silently
+    ignored."""
     h5 = tmp_path / "r.h5"
     h5.touch()  # checked before the file is read
-    code, out, err = run_cli(capsys, "show", str(h5), flag, str(tmp_path / "x.png") if flag == "--png" else "1")
-    assert code == 2 and f"{flag}: only with --solution" in err and err.count("\n") == 1 and out == ""
+    code, out, err = run_cli(capsys, "show", str(h5), flag, str(tmp_path / "x.png") if flag == "--png" else "1:2")
+    assert code == 2 and f"{flag}: only with {needs}" in err and err.count("\n") == 1 and out == ""
     assert not (tmp_path / "x.png").exists()
 
 
@@ -153,10 +170,11 @@ def test_generate_json(capsys):
 def test_every_warmup_command_parses(tmp_path):
     """``warmup`` runs real command lines: each one is valid for its verb's parser (a renamed flag breaks it)."""
     from puzzlebatch.cli import build_parser
-    from puzzlebatch.cli.warmup import FAMILIES, _tasks
+    from puzzlebatch import registry
+    from puzzlebatch.cli.warmup import _tasks
 
     parser = build_parser()
-    for family in FAMILIES:
+    for family in registry.names():
         for what, argv in _tasks(family, "cpu", tmp_path):
             try:
                 parser.parse_args(argv)

@@ -15,7 +15,7 @@ import re
 import pytest
 
 from puzzlebatch.cli import build_parser, main
-from puzzlebatch.runners.options import SCHEMA_VERSION, print_json
+from puzzlebatch.cli.options import SCHEMA_VERSION, print_json
 
 # verbs that print no JSON document, and why
 EXEMPT = {

@@ -11,7 +11,6 @@ import pytest
 from puzzlebatch.cli import main
 from puzzlebatch.puzzles.cubes import model
 from puzzlebatch.runners.cubes import solver as rc
-from puzzlebatch.runners.cubes import ga as rc_ga
 from puzzlebatch.runners.engine.backend import select_backend
 
 
@@ -119,36 +118,44 @@ def test_ga_json_contract_and_history(tmp_path, capsys):
     assert first["best_cubes"] <= 5
 
 
-def test_ga_resume_continues_the_same_run(tmp_path, capsys):
+def test_ga_resume_continues_the_same_run(tmp_path, capsys, monkeypatch):
+    """Ctrl-C during generation 4 keeps the population of generation 3 (and its history); --resume runs
+    generations 4 to 6 again with the same random states: the same run, the same history as an uninterrupted one."""
+    from puzzlebatch.errors import EXIT_INTERRUPTED
+    from puzzlebatch.runners.engine.ga import GeneticAlgorithm
+
     out_file = tmp_path / "g.h5"
     common = ["cubes", "ga", "--figure", "3x3x3", "--seed", "2", "--population", "24", "--backend", "cpu",
               "--generations", "6", "--json", "--checkpoint-every", "0"]
     code, out, _ = run_cli(capsys, *common, "--out", str(tmp_path / "whole.h5"))
     whole = json.loads(out)
-    # Simulate a kill after generation 3: keep the history and checkpoint of the first 3 generations only.
-    from puzzlebatch.runners.engine.ga import GeneticAlgorithm, GAConfig
-    from puzzlebatch.runners.engine.ga_history import GARecorder
+    real = GeneticAlgorithm.step
+
+    def interrupting(self, state):
+        if state.generation == 3:
+            raise KeyboardInterrupt
+        return real(self, state)
+
+    monkeypatch.setattr(GeneticAlgorithm, "step", interrupting)
+    code, out, err = run_cli(capsys, *common, "--out", str(out_file))
+    assert code == EXIT_INTERRUPTED and out == ""
+    assert "--resume" in err and str(out_file) in err
     from puzzlebatch.results.store import ResultsStore
 
-    params = None
-    with ResultsStore(tmp_path / "whole.h5", "r") as s:
-        params = s.run(whole["run_id"]).attrs["params"]
-    with ResultsStore(out_file, "a") as store:
-        run = store.create_run("cubes", "ga", backend="cpu", device="test", seed=2, params=params)
-        ga = GeneticAlgorithm(rc_ga.ga_problem(model.box(3, 3, 3), model.load_cubes(), rc_ga.Operators()),
-                              select_backend("cpu"), GAConfig(population=24, generations=3), seed=2)
-        rec = GARecorder(run, checkpoint_every=1e9)
-        _, state = ga.run(on_generation=rec)
-        rec.commit(state)
-        run.finish("interrupted")
+    with ResultsStore(out_file, "r") as s:
+        (run_id,) = s.run_ids()
+        run = s.run(run_id)
+        assert run.attrs["status"] == "interrupted" and list(run.items()["generation"]) == [1, 2, 3]
+    monkeypatch.setattr(GeneticAlgorithm, "step", real)
     code, out, _ = run_cli(capsys, *common, "--out", str(out_file), "--resume")
     resumed = json.loads(out)
-    assert code == 0 and resumed["generation"] == whole["generation"] == 6
+    assert code == 0 and resumed["run_id"] == run_id and resumed["generation"] == whole["generation"] == 6
     assert resumed["best_cubes"] == whole["best_cubes"] and resumed["evaluations"] == whole["evaluations"]
     with ResultsStore(out_file, "r") as s, ResultsStore(tmp_path / "whole.h5", "r") as w:
         a, b = s.run(resumed["run_id"]).items(), w.run(whole["run_id"]).items()
         assert list(a["generation"]) == list(range(1, 7))
         assert np.array_equal(a["fitness"], b["fitness"]) and np.array_equal(a["best_genome"], b["best_genome"])
+        assert s.run(run_id).attrs["status"] == "done"
 
 
 @pytest.mark.parametrize("args, fragment", [

@@ -21,7 +21,8 @@ from puzzlebatch.puzzles.snake.model import Box, is_valid_embedding, parse_chain
 from puzzlebatch.results.store import ResultsStore
 from puzzlebatch.runners.snake import solver as snake
 from puzzlebatch.puzzles.snake import encode
-from puzzlebatch.runners.engine.distributed import DFSPayload, SchedulerSpec, _worker_dfs, count_on_pool, parse_scheduler
+from puzzlebatch.runners.engine.distributed import DFSPayload, SchedulerSpec, _worker_dfs, count_on_pool, \
+    parse_scheduler
 from puzzlebatch.runners.engine.search import SearchSettings
 
 # A random 3x3x4 chain (`puzzlebatch snake generate --box 3x3x4 --seed 5`): 992 embeddings, 62 distinct.  Its tree
@@ -194,7 +195,7 @@ def test_sigkill_resume_exact(tmp_path, single):
             "--budget", str(SLOW.budget), "--batch-size", str(SLOW.batch_size), "--checkpoint-every", "0.05"]
     rng = random.Random(int.from_bytes(os.urandom(4), "little"))
     kills, seen = 0, -1
-    for attempt in range(3):
+    for _attempt in range(3):
         resume = ["--resume"] if out.exists() and _checkpointed_batches(out) >= 0 else []
         if out.exists() and not resume:
             out.unlink()  # killed before its first checkpoint: nothing to resume

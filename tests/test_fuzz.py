@@ -226,7 +226,7 @@ def test_option_values(text):
                     limits.population):
         try:
             convert(text)
-        except argparse.ArgumentTypeError as exc:
+        except (argparse.ArgumentTypeError, limits.LimitError) as exc:
             assert "\n" not in str(exc)
     if not Path(text).exists():
         _bounded(parse_scheduler, text)

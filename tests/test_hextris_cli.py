@@ -130,7 +130,7 @@ def test_play_plays_every_seed_legally(capsys):
 def _play(*args, timeout=300):
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     env.pop("NUMBA_ENABLE_CUDASIM", None)
-    return subprocess.run([sys.executable, "-m", "puzzlebatch.runners.hextris.play_icfp2015", *map(str, args)],
+    return subprocess.run([sys.executable, "-m", "puzzlebatch.cli.hextris.play_icfp2015", *map(str, args)],
                           capture_output=True, text=True, timeout=timeout, env=env)
 
 
@@ -191,15 +191,15 @@ def test_play_icfp2015_bad_input(args, message):
 def test_console_script_is_declared():
     text = (ROOT / "pyproject.toml").read_text()
     scripts = text.split("[project.scripts]", 1)[1].split("\n[", 1)[0]
-    assert 'play_icfp2015 = "puzzlebatch.runners.hextris.play_icfp2015:main"' in scripts
-    from puzzlebatch.runners.hextris.play_icfp2015 import main as entry
+    assert 'play_icfp2015 = "puzzlebatch.cli.hextris.play_icfp2015:main"' in scripts
+    from puzzlebatch.cli.hextris.play_icfp2015 import main as entry
 
     assert callable(entry)
 
 
 def test_player_checkpoint_restores_mid_game(cpu):
     from puzzlebatch.puzzles.hextris.model import official_problem
-    from puzzlebatch.runners.hextris.play_icfp2015 import GreedyPlayer
+    from puzzlebatch.runners.hextris.greedy import GreedyPlayer
 
     problems = [official_problem(9), official_problem(21)]
     whole = GreedyPlayer(problems, cpu)
@@ -229,11 +229,11 @@ def test_player_checkpoint_restores_mid_game(cpu):
 
 def test_play_out_interrupted_by_the_time_limit_then_resumed(tmp_path, capsys):
     out = tmp_path / "play.h5"
-    code, text, _ = run_cli(capsys, "hextris", "play", "21", "9", "--player", "greedy", "--backend", "cpu", "--out", out, "-t", "0.01",
-                            "--json")
+    code, text, _ = run_cli(capsys, "hextris", "play", "21", "9", "--player", "greedy", "--backend", "cpu",
+                            "--out", out, "-t", "0.01", "--json")
     assert code == 0 and json.loads(text)["complete"] is False
-    code, text, _ = run_cli(capsys, "hextris", "play", "21", "9", "--player", "greedy", "--backend", "cpu", "--out", out, "--resume",
-                            "--json")
+    code, text, _ = run_cli(capsys, "hextris", "play", "21", "9", "--player", "greedy", "--backend", "cpu",
+                            "--out", out, "--resume", "--json")
     resumed = json.loads(text)
     assert code == 0 and resumed["complete"] is True
     code, text, _ = run_cli(capsys, "hextris", "play", "21", "9", "--player", "greedy", "--backend", "cpu", "--json")
@@ -247,7 +247,7 @@ def test_play_out_interrupted_by_the_time_limit_then_resumed(tmp_path, capsys):
         assert list(items["solution"]) == [s["solution"] for s in resumed["entries"]]
         assert list(items["move_score"]) == resumed["move_scores"]
     code, _, err = run_cli(capsys, "hextris", "play", "21", "--player", "greedy", "--out", out, "--resume")
-    assert code == 2 and "no unfinished play of problems [21]" in err
+    assert code == 2 and "no unfinished greedy-play of problems [21]" in err
 
 
 def test_show_steps_and_svg(tmp_path, capsys):
@@ -271,7 +271,7 @@ def test_play_icfp2015_never_returns_less_than_the_greedy_player(cpu, capsys, mo
     solution), at once: no timing is involved (the limit is generous, the stub instant)."""
     from puzzlebatch.puzzles.hextris.model import load_phrases, official_problem, score_solution
     from puzzlebatch.runners.hextris import player as hextris_player
-    from puzzlebatch.runners.hextris import play_icfp2015
+    from puzzlebatch.cli.hextris import play_icfp2015
     from puzzlebatch.runners.hextris.player import Solved
 
     problems = [official_problem(21), official_problem(13)]

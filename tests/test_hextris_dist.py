@@ -20,3 +20,22 @@ def test_pool_evaluator_sums_problems_like_evaluate(cpu):
     fit = pool_evaluator(pool)(genomes, games, cpu, beam=1, keep=2)
     assert fit.tolist() == evaluate(genomes, games, cpu, beam=1, keep=2).tolist()
     assert sum(w.items for w in pool.work.workers.values()) == 2 * len(genomes)  # two tasks, one per problem
+
+
+def test_play_on_pool_takes_problems_given_as_objects(cpu):
+    """A problem that has no file (a :class:`Problem` given to ``pb.hextris.play``) travels to a worker as its JSON
+    object; the games are those of one process."""
+    from puzzlebatch.puzzles.hextris.model import parse_problem
+    from puzzlebatch.runners.hextris.dist import play_on_pool, problem_specs
+    from puzzlebatch.runners.hextris.player import play_problems
+    from puzzlebatch.runners.hextris.problems import problem_doc
+
+    p = official_problem(21)
+    assert parse_problem(problem_doc(p)) == p
+    specs = problem_specs([p, "22"], None)
+    assert specs[21] == problem_doc(p) and specs[22] == "22"
+    pool = Pool("cpu")
+    kwargs = dict(beam=1, keep=1, phrases=[], weave_phrases=False)
+    here = play_problems([p], cpu, **kwargs)
+    there = play_on_pool(pool, specs)([p], cpu, **kwargs)
+    assert [s.entry for s in there] == [s.entry for s in here] and [s.total for s in there] == [s.total for s in here]

@@ -12,7 +12,8 @@ from puzzlebatch.puzzles.hextris.model import official_problem
 from puzzlebatch.runners.hextris.player import DEFAULT_WEIGHTS, FEATURE_NAMES, BeamPlayer
 from puzzlebatch.runners.hextris.rank import (load_leaderboard, overall_rank, problem_scores, rank_scores,
                                               standing)
-from puzzlebatch.runners.hextris.tune import (ANCESTOR_GENES, GENE_SCALE, HAND_GENES, NORMAL, RELATIVE_RATIO, TuneConfig,
+from puzzlebatch.runners.hextris.tune import (ANCESTOR_GENES, GENE_SCALE, HAND_GENES, NORMAL, RELATIVE_RATIO,
+                                              TuneConfig,
                                               Tuner, evaluate, first_generation, genes_to_weights, hand_genes,
                                               next_generation)
 from tests.test_cli import run_cli
@@ -37,7 +38,8 @@ def test_relative_genes_are_steps_around_the_default_weights():
     assert np.allclose(up[DEFAULT_WEIGHTS > 0], 2 * DEFAULT_WEIGHTS[DEFAULT_WEIGHTS > 0])
     # a zero default weight: half its absolute step per gene above the middle, 0 at or below it
     assert np.allclose(up[DEFAULT_WEIGHTS == 0], GENE_SCALE[DEFAULT_WEIGHTS == 0])
-    assert genes_to_weights(centre - 3, "relative")[DEFAULT_WEIGHTS == 0].tolist() == [0] * int((DEFAULT_WEIGHTS == 0).sum())
+    zeros = DEFAULT_WEIGHTS == 0
+    assert genes_to_weights(centre - 3, "relative")[zeros].tolist() == [0] * int(zeros.sum())
     down = genes_to_weights(centre - 1, "relative")
     assert np.allclose(down * RELATIVE_RATIO, DEFAULT_WEIGHTS)
     # another gene range moves the middle: 2..8 has its default at 5, 0..6 at 3

@@ -25,7 +25,7 @@ def test_ctrl_c_checkpoints_and_resume_finishes(tmp_path, capsys, monkeypatch):
     """Ctrl-C during a count saves the work left after the last batch; --resume then gives the full answer."""
     import json
 
-    from puzzlebatch.runners.engine.count_session import CountSession
+    from puzzlebatch.runners.engine.session import Session as CountSession
 
     real = CountSession.on_batch
     calls = {"n": 0}
@@ -41,13 +41,15 @@ def test_ctrl_c_checkpoints_and_resume_finishes(tmp_path, capsys, monkeypatch):
               "--frontier", "4", "--checkpoint-every", "3600", "--json"]
     monkeypatch.setattr(CountSession, "on_batch", interrupting)
     assert main(common) == 130
+    err = capsys.readouterr().err
+    assert f"resume with: puzzlebatch snake count --backend cpu --budget 20 --batch-size 5 --frontier 4 " \
+           f"--checkpoint-every 3600 --json --out {out} --resume" in err, err
     from puzzlebatch.results.store import ResultsStore
 
     with ResultsStore(out, "r") as store:
         run = store.run(store.run_ids()[0])
         assert run.attrs["status"] == "interrupted" and run.has_checkpoint()
     monkeypatch.setattr(CountSession, "on_batch", real)
-    capsys.readouterr()
     assert main(common + ["--resume"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["complete"] and (doc["embeddings"], doc["distinct"]) == (48, 1)

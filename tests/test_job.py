@@ -34,7 +34,7 @@ def _write(tmp_path: Path, text: str, name: str = "job.toml") -> Path:
     ('family = "snake"\nverb = "count"\n[options]\nall = "yes"\n', 4, ["options.all", "true or false"]),
     ('family = "snakes"\nverb = "count"\n', 1, ["family", "no such command"]),
     ('family = "snake"\nverb = "fold"\n', 2, ["verb", "no such command"]),
-    ('family = "snake"\nverb = "solve"\nout = "x.h5"\n', 3, ["out", "has no --out"]),
+    ('family = "snake"\nverb = "generate"\nout = "x.h5"\n', 3, ["out", "has no --out"]),
     ('family = "snake"\nverb = "count"\n[instances]\nlist = ["FJJ"]\nfile = "c.txt"\n', 3,
      ["instances", "exactly one of list, file, generate"]),
     ('family = "snake"\nverb = "count"\n[instances]\ngenerate = { count = 2, colour = 1 }\n', 4,

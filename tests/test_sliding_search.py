@@ -144,7 +144,7 @@ def test_pattern_database_against_01_bfs_oracle(rows, cols, tiles, cpu, tmp_path
     expected = sliding_oracle.pattern_database(rows, cols, tiles)
     n = rows * cols
     got = {}
-    for cells, d in expected.items():
+    for cells, _d in expected.items():
         got[cells] = int(table[rules.pattern_rank(np.array(cells, np.int64), len(tiles), n)])
     assert got == expected
     import h5py

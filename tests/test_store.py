@@ -338,6 +338,31 @@ def test_string_column(tmp_path):
         assert list(run.items()["moves"]) == ["LURD", "UU", "R"]
 
 
+def test_a_few_rows_make_a_small_file(tmp_path):
+    """A chunk is allocated whole: compressed columns keep a run of a few rows (and many such runs) small, and read
+    back exactly, strings too."""
+    path = tmp_path / "small.h5"
+    rng = np.random.default_rng(1)
+    cols = {"cell": rng.integers(0, 3, (27, 3)), "cube": np.arange(27), "score": rng.random(27),
+            "moves": np.array([" ".join(map(str, rng.integers(1, 9, 30))) for _ in range(27)], dtype=object)}
+    with ResultsStore(path) as store:
+        for _ in range(5):
+            run = store.create_run("cubes", "solve", backend="cpu", device="d", seed=None, params={})
+            run.append_items(**cols)
+            run.append_series("progress", np.arange(3), np.ones(3))
+            run.finish("done")
+    assert path.stat().st_size < 150_000  # 7 MB when every chunk took its full 256 KiB
+    with ResultsStore(path, "r") as store:
+        ids = store.run_ids()
+        for run_id in ids:
+            items = store.run(run_id).items()
+            assert all(np.array_equal(items[k], cols[k]) for k in ("cell", "cube", "score"))
+            assert items["moves"].tolist() == cols["moves"].tolist()
+    with h5py.File(path, "r") as f:
+        ds = f[f"runs/{ids[0]}/items/cell"]
+        assert ds.compression == "gzip" and ds.shuffle and ds.fletcher32
+
+
 def test_show(tmp_path):
     path = tmp_path / "show.h5"
     id_a, id_b = _make_store(path)

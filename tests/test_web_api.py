@@ -104,7 +104,8 @@ def test_solve_iq_level_keep_and_count_and_generate(client, web_results):
     assert done["status"] == "done", done
     r = done["result"]
     assert r["solved"] and r["backend"] == "cpu"
-    assert r["level"] == [{"piece": "blue", "cells": sorted(level["placed"][0]["cells"])}]  # the level's pieces, then the pieces the search placed
+    # the level's pieces, then the pieces the search placed
+    assert r["level"] == [{"piece": "blue", "cells": sorted(level["placed"][0]["cells"])}]
     cells = [tuple(c) for p in r["level"] + r["placements"] for c in p["cells"]]
     assert len(cells) == 55 and set(cells) == {(x, y) for x in range(11) for y in range(5)}
     assert len(r["placements"]) == 11 and "blue" not in {p["piece"] for p in r["placements"]}

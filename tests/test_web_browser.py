@@ -108,7 +108,7 @@ def place_by_clicks(page, name, cells):
     anchor = min(cells, key=lambda c: (c[1], c[0]))
     target = sorted(tuple(c) for c in cells)
     cell = page.locator(f'rect[data-cell="{anchor[0]},{anchor[1]}"]')
-    for flips in range(2):
+    for _flips in range(2):
         for _ in range(4):
             cell.hover()
             if _ghost(page) == target:

@@ -13,62 +13,43 @@ from typing import Sequence
 
 from puzzlebatch.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_MISMATCH, BackendUnavailableError, \
     CountMismatchError, PuzzleInputError
-from puzzlebatch.runners import options
-
-
-class _HelpFormatter(argparse.HelpFormatter):
-    """Help that shows each option's default, unless its text already says it or there is none to show."""
-
-    def _get_help_string(self, action: argparse.Action) -> str:
-        text = action.help or ""
-        default = action.default
-        if (default is None or default is False or default is argparse.SUPPRESS or "default" in text.lower()
-                or not action.option_strings or action.nargs == 0):
-            return text
-        return f"{text} (default: %(default)s)" if text else "(default: %(default)s)"
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse with one-line errors (no usage dump): ``puzzlebatch snake count: error: ...``; help texts show
-    the defaults; an option is its whole name, never a prefix (``--out`` is never taken for ``--out-dir``), so a
-    new option cannot change what an old command line means (every subcommand's parser is one of these: the
-    families create them with ``type(parent)``)."""
-
-    def __init__(self, *args, **kwargs) -> None:
-        kwargs.setdefault("formatter_class", _HelpFormatter)
-        kwargs.setdefault("allow_abbrev", False)
-        super().__init__(*args, **kwargs)
-
-    def error(self, message: str):  # type: ignore[override]
-        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message} (see --help)\n")
+from puzzlebatch.cli import options
+from puzzlebatch.cli.parser import Parser
 
 
 def build_parser() -> argparse.ArgumentParser:
     from puzzlebatch import __version__
     from puzzlebatch.cli import info, job, serve, show, warmup
-    from puzzlebatch.runners.cubes import cli as cubes_cli
-    from puzzlebatch.runners.hextris import cli as hextris_cli
-    from puzzlebatch.runners.polyomino import cli as polyomino_cli
-    from puzzlebatch.runners.sliding import cli as sliding_cli
-    from puzzlebatch.runners.snake import cli as snake_cli
+    from puzzlebatch import registry
 
-    parser = _Parser(prog="puzzlebatch", description="Batch search for combinatorial puzzles on GPU and CPU.")
+    parser = Parser(prog="puzzlebatch", description="Batch search for combinatorial puzzles on GPU and CPU.")
     parser.add_argument("--version", action="version", version=f"puzzlebatch {__version__}")
     # what the app verbs (``run``, ``warmup``) run commands with: handed down, never imported back
     parser.set_defaults(app_parser=build_parser, app_main=main)
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     sub.required = True
     info.register(sub)
     show.register(sub)
-    snake_cli.register(sub)
-    polyomino_cli.register(sub)
-    hextris_cli.register(sub)
-    sliding_cli.register(sub)
-    cubes_cli.register(sub)
+    for family in registry.families():  # the package's, the plug-ins', register_family's
+        add_family(sub, family)
     job.register(sub)
     serve.register(sub)
     warmup.register(sub)
     return parser
+
+
+def add_family(sub, family) -> None:
+    """``puzzlebatch <family> VERB ...``: the family's own verbs (its ``commands`` hook), or the generic ``count``
+    and ``solve`` of a search family (:mod:`puzzlebatch.cli.search`)."""
+    p = sub.add_parser(family.name, help=family.help)
+    verbs = p.add_subparsers(dest="verb", metavar="VERB", parser_class=Parser)
+    verbs.required = True
+    if family.commands:
+        family.hook("commands")(verbs)
+    else:
+        from puzzlebatch.cli import search
+
+        search.register(verbs, family)
 
 
 EXIT_BROKEN_PIPE = 141  # as a shell reports a command ended by SIGPIPE
@@ -97,8 +78,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(argv: Sequence[str] | None) -> int:
-    parser = build_parser()
     try:
+        parser = build_parser()  # a broken plug-in family is one line too
         try:
             args = parser.parse_args(argv)
         except SystemExit as exc:  # a bad option (already said in one line), --help or --version
@@ -122,8 +103,14 @@ def _run(argv: Sequence[str] | None) -> int:
     except CountMismatchError as exc:
         print(f"puzzlebatch: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_MISMATCH
-    except KeyboardInterrupt:
-        print("puzzlebatch: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as exc:  # the one handler: a stored run was checkpointed by its session first
+        out = getattr(exc, "out", None)
+        if out is not None:
+            print(f"puzzlebatch: interrupted; resume with: {resume_command(argv, out)}", file=sys.stderr)
+        elif getattr(exc, "hint", None):
+            print(f"puzzlebatch: interrupted; {exc.hint}", file=sys.stderr)
+        else:
+            print("puzzlebatch: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except MemoryError:
         print("puzzlebatch: error: out of memory (lower the sizes, or the limit PUZZLEBATCH_MAX_MEMORY)",
@@ -133,6 +120,25 @@ def _run(argv: Sequence[str] | None) -> int:
         where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
         print(f"puzzlebatch: error: {where}{_one_line(exc.strerror or exc)}", file=sys.stderr)
         return EXIT_BAD_INPUT
+
+
+def resume_command(argv: Sequence[str] | None, out) -> str:
+    """The command line that resumes an interrupted run: the same words, ``--out`` the run's file, ``--resume``."""
+    import shlex
+
+    words = list(sys.argv[1:] if argv is None else argv)
+    kept, skip = [], False
+    for w in words:
+        if skip:
+            skip = False
+            continue
+        if w == "--out":
+            skip = True
+            continue
+        if w.startswith("--out=") or w == "--resume":
+            continue
+        kept.append(w)
+    return shlex.join(["puzzlebatch", *kept, "--out", str(out), "--resume"])
 
 
 def command_name(parser: argparse.ArgumentParser, args: argparse.Namespace) -> str:

@@ -65,7 +65,7 @@ def _array_namespace() -> str:
 
 
 def run(args) -> int:
-    from puzzlebatch.runners.options import print_json
+    from puzzlebatch.cli.options import print_json
 
     doc = collect()
     if args.json:

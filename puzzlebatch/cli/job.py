@@ -6,7 +6,7 @@ import shlex
 
 
 def run_job(args) -> int:
-    from puzzlebatch.runners.options import print_json
+    from puzzlebatch.cli.options import print_json
     from puzzlebatch.cli import jobfile as J
 
     job = J.load(args.job, J.Application(args.app_parser, args.app_main), dry_run=args.dry_run)

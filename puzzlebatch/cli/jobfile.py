@@ -7,7 +7,7 @@ works on the one :class:`Job` record and reports through its :meth:`Job.error`.
 A job file names one family verb and the instances to run it on, so that a long campaign is one reviewable
 file::
 
-    family = "snake"                 # snake | polyomino | cubes | sliding | hextris
+    family = "snake"                 # a family: `puzzlebatch --help` lists them
     verb = "count"                   # the command's verb ("pdb build" for nested verbs)
     backend = "auto"                 # optional: auto | cpu | cuda
     scheduler = "local:2"            # optional: Dask (see puzzlebatch.runners.engine.distributed)
@@ -20,7 +20,7 @@ file::
     [instances]                      # exactly one of: list, file, generate
     list = ["FJJF...", "FJFJ..."]    # values of `key` (default: the verb's positional argument), or tables
     # file = "chains.txt"            # one value of `key` per line (# comments)
-    # generate = { count = 10, seed = 1, box = "4x4x4" }   # the family's generator (see GENERATORS)
+    # generate = { count = 10, seed = 1, box = "4x4x4" }   # the family's generator (its registry ``jobs`` hook)
 
 Every instance is checked by the verb's own argument parser before anything runs; an error names the key and
 its line.  ``--dry-run`` counts the instances without building them (it checks and shows the first
@@ -291,7 +291,7 @@ def _instances(job: Job, spec, parser) -> tuple[int, Callable[[int], list[dict[s
         gen = spec["generate"]
         if not isinstance(gen, dict):
             raise job.error("instances.generate", "must be a table: generate = { count = N, seed = S, ... }")
-        generator = GENERATORS.get(job.family)
+        generator = _generator(job.family)
         if generator is None:
             raise job.error("instances.generate", f"family {job.family} has no generator; use list or file")
         try:
@@ -423,7 +423,7 @@ def _seed(gen: dict) -> int:
     return seed
 
 
-def _snake_chains(job: Job, gen: dict) -> Generated:
+def snake_chains(job: Job, gen: dict) -> Generated:
     """Random chains that fold into ``box`` (random Hamiltonian paths), seeds ``seed .. seed+count-1``."""
     from puzzlebatch.puzzles.snake.generate import random_chain
     from puzzlebatch.puzzles.snake.model import parse_box
@@ -434,7 +434,7 @@ def _snake_chains(job: Job, gen: dict) -> Generated:
     return count, lambda n: [{"chain": random_chain(b, seed + k)[0].letters, "box": box} for k in range(n)]
 
 
-def _polyomino_cuts(job: Job, gen: dict) -> Generated:
+def polyomino_cuts(job: Job, gen: dict) -> Generated:
     """Random-cut puzzles: ``board`` cut into pieces of ``sizes`` cells (``polyomino generate --random-cut``),
     seeds ``seed ..``; the piece files go beside the job file, in ``<name>-pieces/`` (not on a dry run)."""
     cli_main = job.app.main
@@ -464,7 +464,7 @@ def _polyomino_cuts(job: Job, gen: dict) -> Generated:
     return count, make
 
 
-def _hextris_problems(job: Job, gen: dict) -> Generated:
+def hextris_problems(job: Job, gen: dict) -> Generated:
     """The packaged ICFP 2015 qualifier problems ``problems`` ("A-B" or "N"), one instance each."""
     spec = _take(gen, "problems", "0-24", str)
     _no_more(gen)
@@ -475,7 +475,7 @@ def _hextris_problems(job: Job, gen: dict) -> Generated:
     return int(hi or lo) - first + 1, lambda n: [{"problems": [str(first + k)]} for k in range(n)]
 
 
-def _sliding_boards(job: Job, gen: dict) -> Generated:
+def sliding_boards(job: Job, gen: dict) -> Generated:
     """Random solvable boards of ``size`` (e.g. "3x3"), seeds ``seed ..``."""
     import numpy as np
 
@@ -509,12 +509,13 @@ def _no_more(gen: dict) -> None:
         raise ValueError(f"unknown generator key(s): {', '.join(sorted(gen))}")
 
 
-GENERATORS: dict[str, Callable[[Job, dict], Generated]] = {
-    "snake": _snake_chains,
-    "polyomino": _polyomino_cuts,
-    "hextris": _hextris_problems,
-    "sliding": _sliding_boards,
-}
+
+
+def _generator(family: str) -> Callable[[Job, dict], Generated] | None:
+    """The family's instance generator for ``[instances.generate]`` (its registry ``jobs`` hook), or None."""
+    from puzzlebatch import registry
+
+    return registry.get(family).hook("jobs") if family in registry.names() else None
 
 
 # ----------------------------------------------------------------------------- running

@@ -36,9 +36,12 @@ def run(args) -> int:
     shown = f"[{args.host}]" if family == socket.AF_INET6 else args.host
     hosts = None if args.host in ("0.0.0.0", "::") else tuple(dict.fromkeys(LOCAL_HOSTS + (args.host, shown)))
     warm = tuple(w.strip() for w in args.warm.split(",") if w.strip()) if args.warm else ()
+    from puzzlebatch import registry
+
+    warmable = [f.name for f in registry.families() if f.web_warm]
     for w in warm:
-        if w not in ("polyomino", "sliding", "hextris"):
-            raise PuzzleInputError(f"--warm: {w!r} is not one of polyomino, sliding, hextris")
+        if w not in warmable:
+            raise PuzzleInputError(f"--warm: {w!r} is not one of {', '.join(warmable)}")
     app = create_app(results, workers=args.workers, warm=warm, allowed_hosts=hosts)
     url = f"http://{shown if args.host not in ('0.0.0.0', '::') else '127.0.0.1'}:{port}/"
     print(f"puzzlebatch serve: {url}  (results: {results}/, {args.workers} worker process"

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import json
 import os
 import sys
 import tempfile
@@ -20,69 +19,13 @@ from pathlib import Path
 
 from puzzlebatch.errors import EXIT_NO_SOLUTION, EXIT_OK
 
-FAMILIES = ("snake", "polyomino", "cubes", "sliding", "hextris")
-
-
 def _tasks(family: str, backend: str, tmp: Path) -> list[tuple[str, list[str]]]:
-    """(what, argv) of the tiny commands that compile everything ``family`` uses on ``backend``."""
-    b = ["--backend", backend]
-    out = str(tmp / "warmup.h5")
-    if family == "snake":
-        return [("solve", ["snake", "solve", *b, "--json"]),
-                ("count", ["snake", "count", "--box", "3x3x3", *b, "--out", out, "--json"]),
-                ("count --all", ["snake", "count", "3,2,3,2,3", "--box", "3x3x1", "--all", *b, "--out", out,
-                                 "--json"])]
-    if family == "polyomino":
-        pieces = tmp / "cut.txt"
-        tasks = [("solve", ["polyomino", "solve", "--board", "5x4", "--pieces", "tetrominoes", *b, "--json"]),
-                 ("count", ["polyomino", "count", "--board", "5x4", "--pieces", "tetrominoes", *b, "--json"]),
-                 ("count --all", ["polyomino", "count", "--board", "4x3", "--pieces", "trominoes", "--unlimited",
-                                  "--all", *b, "--out", out, "--json"]),
-                 ("count --branch auto", ["polyomino", "count", "--board", "5x4", "--pieces", "tetrominoes",
-                                          "--branch", "auto", *b, "--json"]),
-                 ("3D count", ["polyomino", "count", "--board", "2x2x2", "--pieces", "tetracubes", "--unlimited",
-                               *b, "--json"]),
-                 ("count --branch mrv", ["polyomino", "count", "--board", "3x2x2", "--pieces", "tetracubes",
-                                         "--branch", "mrv", *b, "--json"]),
-                 ("strip count", ["polyomino", "count", "--board", "4x8", "--pieces", "dominoes", "--unlimited",
-                                  "--method", "transfer", "--exact", "crt", *b, "--json"]),
-                 ("band solve", ["polyomino", "solve", "--board", "60x60", "--pieces", "dominoes", "--unlimited",
-                                 "--method", "band", "--json"]),
-                 ("random cut", ["polyomino", "generate", "--random-cut", "8x8", "--sizes", "4-5", "--seed", "1",
-                                 "--text", str(pieces)]),
-                 ("cut solve", ["polyomino", "solve", "--board", "8x8", "--pieces", str(pieces), "--method", "cut",
-                                *b, "--json"]),
-                 ("classes solve", ["polyomino", "solve", "--board", "8x8", "--pieces", str(pieces),
-                                    "--method", "classes", *b, "--json"])]
-        return tasks
-    if family == "cubes":
-        return [("solve", ["cubes", "solve", "--figure", "2x1x1", *b, "--json"]),
-                ("count", ["cubes", "count", "--figure", "2x1x1", *b, "--out", out, "--json"]),
-                ("ga", ["cubes", "ga", "--figure", "2x1x1", "--population", "8", "--generations", "2", *b,
-                        "--out", out, "--json"])]
-    if family == "sliding":
-        pdb = str(tmp / "pdb")
-        board = "1 2 3 4 5 6 0 7 8"
-        return [("bfs", ["sliding", "bfs", "2x3", *b, "--out", out, "--json"]),
-                ("solve manhattan", ["sliding", "solve", board, "--heuristic", "manhattan", *b, "--json"]),
-                ("solve linear-conflict", ["sliding", "solve", board, "--heuristic", "linear-conflict", *b,
-                                           "--json"]),
-                ("pdb build + solve", ["sliding", "solve", board, "--heuristic", "pdb", "--cache-dir", pdb, *b,
-                                       "--json"])]
-    if family == "hextris":
-        from puzzlebatch.runners.hextris.problems import resolve_problems
+    """(what, argv) of the tiny commands that compile everything ``family`` uses on ``backend`` (the family's
+    ``warmup`` hook; none for a family without one)."""
+    from puzzlebatch import registry
 
-        problem = "1"  # qualifier problem 1, shipped with the package
-        seed = resolve_problems([problem])[0].source_seeds[0]
-        sol = tmp / "solution.json"
-        sol.write_text(json.dumps([{"problemId": 1, "seed": seed, "tag": "warmup", "solution": "Ei! ia! ia!"}]),
-                       encoding="utf-8")
-        return [("score", ["hextris", "score", problem, str(sol), *b, "--json"]),
-                ("greedy play", ["hextris", "play", problem, "--player", "greedy", "--seed", str(seed), *b,
-                                 "--json"]),
-                ("beam play", ["hextris", "play", problem, "--seed", str(seed), "--beam", "1", "--keep", "2", *b,
-                               "--json"])]
-    raise ValueError(f"unknown family {family!r}: expected one of {', '.join(FAMILIES)}")
+    hook = registry.get(family).hook("warmup")
+    return [] if hook is None else [(what, [family, *argv]) for what, argv in hook(["--backend", backend], tmp)]
 
 
 @dataclass
@@ -160,16 +103,19 @@ def cache_summary() -> dict:
 
 
 def run(args) -> int:
-    from puzzlebatch.runners.options import print_json
+    from puzzlebatch.cli.options import print_json
     from puzzlebatch.errors import PuzzleInputError
     from puzzlebatch.jit import cache, unit
     from puzzlebatch.runners.engine.backend import select_backend
     from puzzlebatch.runners.engine.progress import bar
 
-    families = args.families or list(FAMILIES)
+    from puzzlebatch import registry
+
+    known = [f.name for f in registry.families() if f.warmup or f.search]
+    families = args.families or known
     for f in families:
-        if f not in FAMILIES:
-            raise PuzzleInputError(f"warmup: unknown family {f!r} (families: {', '.join(FAMILIES)})")
+        if f not in known:
+            raise PuzzleInputError(f"warmup: unknown family {f!r} (families: {', '.join(known)})")
     backend = select_backend(args.backend)
     if backend.name == "cudasim":
         raise PuzzleInputError("warmup --backend cuda: the CUDA simulator compiles nothing to cache "
@@ -205,7 +151,7 @@ def register(sub) -> None:
                        description="Compile ahead of time (what a cluster image or CI runs once): each family's "
                                    "commands run on tiny inputs and their compiled code is kept in the cache "
                                    "folder ($PUZZLEBATCH_CACHE_DIR, see `puzzlebatch info`).")
-    p.add_argument("families", nargs="*", metavar="FAMILY", help=f"default: all ({', '.join(FAMILIES)})")
+    p.add_argument("families", nargs="*", metavar="FAMILY", help="default: every family")
     p.add_argument("--backend", choices=["cpu", "cuda"], default="cpu", help="compile the CPU drivers (default) "
                    "or the CUDA kernels (needs a GPU: kernels are compiled for its compute capability)")
     p.add_argument("--prune", action="store_true",

@@ -138,7 +138,8 @@ class Unit:
             clone.__puzzlebatch_label__ = label
             clone.__puzzlebatch_cache__ = (self.folder, self.key)
             inline_it = is_rule and self.inline and name not in getattr(module, "NOT_INLINED", ())
-            overlay[name] = self._compile(clone, getattr(fn, _MARK, None), inline_it)
+            no_nrt = name in getattr(module, "NO_NRT", ())
+            overlay[name] = self._compile(clone, getattr(fn, _MARK, None), inline_it, no_nrt)
         for name, other in (aliases or {}).items():
             if name not in overlay:
                 overlay[name] = overlay[other]
@@ -147,7 +148,7 @@ class Unit:
             g.update(overlay)
         self.functions = overlay
 
-    def _compile(self, clone: types.FunctionType, mark, inline: bool) -> Callable:
+    def _compile(self, clone: types.FunctionType, mark, inline: bool, no_nrt: bool = False) -> Callable:
         kind, options = mark if mark is not None else (None, {})
         if self.target == "cpu":
             from numba import njit
@@ -156,6 +157,8 @@ class Unit:
                 raise ValueError(f"{clone.__name__} is a CUDA kernel: it cannot be in a CPU unit")
             if kind is None and inline:
                 options = {"inline": "always"}
+            if no_nrt:  # a module's NO_NRT: it and the rules inlined into it never allocate (see the docstring)
+                options = {**options, "_nrt": False}
             disp = njit(**options)(clone)
             disp._cache = cache.cpu_cache_class()(clone)
             return disp

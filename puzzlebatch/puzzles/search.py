@@ -48,6 +48,12 @@ STOPPED = 2  # enough solutions were found (first-solution search)
 OUT_STATUS, OUT_DEPTH, OUT_COUNT, OUT_NODES, OUT_NSOL = 0, 1, 2, 3, 4
 OUT_WIDTH = 5
 
+# Compiled without numba's reference counting on the CPU: the per-item DFS and the rules inlined into it never
+# allocate, and with reference counting numba pairs an atomic increment and decrement of every array argument at
+# each inlined rule call that LLVM often cannot remove (a rule using an array on both sides of a branch): measured,
+# 7 million instead of 58 million N-queens nodes a second on one core.  A rule that allocates fails to compile here.
+NO_NRT = ("dfs_item",)
+
 
 def no_skip(state, depth, c, n, tables):
     """The default ``next_choice``: every choice is worth trying."""

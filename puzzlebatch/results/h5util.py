@@ -18,7 +18,13 @@ import numpy as np
 from puzzlebatch.errors import PuzzleInputError
 from puzzlebatch.results import journal
 
-CHUNK_BYTES = 256 * 1024  # target size of one items chunk
+CHUNK_BYTES = 256 * 1024  # target size of one chunk of a checkpoint array
+# Appended columns (items, series) come in chunks of ROW_CHUNK_BYTES before compression, compressed with zlib level
+# 1 after a byte shuffle (both in every HDF5 build).  HDF5 allocates a chunk whole, so without compression a run of
+# a few rows took a whole chunk a column; and each commit filters the last chunk again (its checksum covers all of
+# it), so a small chunk keeps a commit cheap.
+ROW_CHUNK_BYTES = 64 * 1024
+COMPRESSION = {"compression": "gzip", "compression_opts": 1, "shuffle": True}
 
 
 def _json_default(obj: Any) -> Any:
@@ -165,6 +171,16 @@ def truncate_rows(owner: h5py.Group, counter: str, datasets: list[h5py.Dataset])
     for ds in datasets:
         if ds.shape[0] != n_safe:
             ds.resize(n_safe, axis=0)
+
+
+def appendable(arr: np.ndarray, chunk_bytes: int = ROW_CHUNK_BYTES) -> dict:
+    """``create_dataset`` options for an empty column that grows by rows like those of ``arr``: chunks of about
+    ``chunk_bytes`` (uncompressed), compressed, with a Fletcher-32 checksum where HDF5 allows one."""
+    row_bytes = max(1, arr.dtype.itemsize * int(np.prod(arr.shape[1:], dtype=np.int64)))
+    rows = max(1, chunk_bytes // row_bytes)
+    return {"shape": (0,) + arr.shape[1:], "maxshape": (None,) + arr.shape[1:],
+            "chunks": (rows,) + tuple(max(1, d) for d in arr.shape[1:]), "dtype": h5_dtype(arr),
+            "fletcher32": arr.dtype.kind != "O", **COMPRESSION}
 
 
 def checksum_attrs(arr: np.ndarray) -> dict:

@@ -4,18 +4,23 @@ one transaction (see :mod:`puzzlebatch.results.store`)."""
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import h5py
 import numpy as np
 
 from puzzlebatch import transfers
 from puzzlebatch.errors import PuzzleInputError
-from puzzlebatch.results.h5util import CHUNK_BYTES, check_compatible, check_name, checksum_attrs, commit_rows, \
-    h5_dtype, utc_now, plain, read_rows, one_line_reason, storable, transaction, truncate_rows, dumps
+from puzzlebatch.results.h5util import COMPRESSION, appendable, check_compatible, check_name, checksum_attrs, \
+    commit_rows, h5_dtype, utc_now, plain, read_rows, one_line_reason, storable, transaction, truncate_rows, dumps
 
-if TYPE_CHECKING:
-    from puzzlebatch.results.store import ResultsStore
+
+class Store(Protocol):
+    """What a run needs of its file (a :class:`puzzlebatch.results.store.ResultsStore`, which imports this module,
+    so it is described here rather than imported): its path, and what :func:`~.h5util.transaction` uses."""
+
+    path: Any
+
 
 STATUSES = ("running", "done", "interrupted", "failed")
 _RUN_FIELDS = ("family", "algorithm", "backend", "device", "seed", "params", "status", "n_committed",
@@ -25,7 +30,7 @@ _RUN_FIELDS = ("family", "algorithm", "backend", "device", "seed", "params", "st
 class Run:
     """One run inside a :class:`ResultsStore`; get it from ``create_run``, ``run`` or ``latest_run``."""
 
-    def __init__(self, store: ResultsStore, group: h5py.Group) -> None:
+    def __init__(self, store: Store, group: h5py.Group) -> None:
         from puzzlebatch.jit.clock import Stopwatch
 
         self._store = store
@@ -167,11 +172,7 @@ class Run:
             if items is None:
                 items = self._group.create_group("items", track_order=True)  # items() in column order
             for name, arr in arrays.items():
-                row_bytes = max(1, arr.dtype.itemsize * int(np.prod(arr.shape[1:], dtype=np.int64)))
-                chunk_rows = max(1, CHUNK_BYTES // row_bytes)
-                items.create_dataset(name, shape=(0,) + arr.shape[1:], maxshape=(None,) + arr.shape[1:],
-                                     chunks=(chunk_rows,) + tuple(max(1, d) for d in arr.shape[1:]),
-                                     dtype=h5_dtype(arr), fletcher32=arr.dtype.kind != "O")
+                items.create_dataset(name, **appendable(arr))
         if k == 0:
             return
 
@@ -229,7 +230,7 @@ class Run:
         if name not in group:
             sg = group.create_group(name)
             for key, arr in (("step", steps), ("value", values)):
-                sg.create_dataset(key, shape=(0,), maxshape=(None,), chunks=(4096,), dtype=arr.dtype)
+                sg.create_dataset(key, shape=(0,), maxshape=(None,), chunks=(4096,), dtype=arr.dtype, **COMPRESSION)
             sg.attrs["n"] = np.int64(0)
         sg = group[name]
         commit_rows(sg, "n", [(sg["step"], steps), (sg["value"], values)])

@@ -47,7 +47,8 @@ def draw_path(boards, path: str | os.PathLike, *, goal: str = "blank-last", move
     lines = int(math.ceil(count / per_row))
     cell = 0.36
     key = path_key(goal, moves is not None)
-    fig = Figure(figsize=(max(per_row * (cols + 0.8) * cell, 3.4),
+    key_width = 0.055 * max(len(line) for line in key.splitlines())  # inches: the key is never cut off
+    fig = Figure(figsize=(max(per_row * (cols + 0.8) * cell, 3.4, key_width),
                           lines * (rows + 1.3) * cell + (0.4 if title else 0) + 0.16 * (key.count("\n") + 1) + 0.1),
                  dpi=110, layout="constrained")
     axes = fig.subplots(lines, per_row, squeeze=False)

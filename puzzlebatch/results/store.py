@@ -20,7 +20,9 @@ the journal.  Within a transaction the order still follows the counter protocol 
 readers trust ``[:n_committed]``, so files written by earlier versions keep their guarantees too.
 
 New files use HDF5's 1.8 format or later (``libver=("v108", "latest")``): checksummed metadata, so a damaged file
-is reported instead of misread; numeric item columns and checkpoint arrays carry Fletcher-32 checksums.
+is reported instead of misread; numeric item columns and checkpoint arrays carry Fletcher-32 checksums.  Item
+columns and series are compressed (zlib after a byte shuffle, filters every HDF5 build reads), so a run of a few
+rows takes a few kilobytes, not a whole preallocated chunk a column.
 """
 
 from __future__ import annotations
@@ -56,6 +58,10 @@ def say(message: str) -> None:
 
 
 # ----------------------------------------------------------------------------- store
+
+class StoreBusyError(PuzzleInputError):
+    """Another process has the results file open for writing."""
+
 
 class ResultsStore:
     """An HDF5 results file holding many runs.
@@ -115,8 +121,8 @@ class ResultsStore:
         try:
             fd = journal.open_locked(self.path)
         except BlockingIOError:
-            raise PuzzleInputError(f"{self.path}: cannot open results file (another process has it open for "
-                                   "writing)") from None
+            raise StoreBusyError(f"{self.path}: cannot open results file (another process has it open for "
+                                 "writing)") from None
         try:
             if journal.rollback(self.path):
                 say(f"{self.path}: rolled back a write interrupted by a crash; every run is as of its last commit")

@@ -317,7 +317,8 @@ class JobManager:
     # API side -----------------------------------------------------------------------------------------------------
     def submit(self, kind: str, params: dict, client: str) -> dict:
         """Queue a job for ``client``; refuses a second active job of the same client, or a full queue."""
-        if kind not in limits.JOB_SECONDS:
+        seconds = limits.job_seconds()
+        if kind not in seconds:
             raise ValueError(f"unknown job kind {kind!r}")
         with self._cond:
             if self.closing:
@@ -329,7 +330,7 @@ class JobManager:
                                       "wait for it or cancel it")
             if len(self._queue) >= limits.MAX_QUEUED_JOBS:
                 raise JobRefused(503, f"the job queue is full ({len(self._queue)} jobs waiting); try again later")
-            job = Job(uuid.uuid4().hex, kind, client, params, limits.JOB_SECONDS[kind])
+            job = Job(uuid.uuid4().hex, kind, client, params, seconds[kind])
             if not any(w.state in ("idle", "busy") for w in self._workers):
                 job.phase = "waiting for a worker (compiling the kernels on first start)"
             self._jobs[job.id] = job
@@ -420,14 +421,12 @@ class JobManager:
 
 
 def run_task(kind: str, params: dict, ctx: Context) -> Any:
-    """Run job ``kind`` in this worker process (a key of :data:`puzzlebatch.web.limits.JOB_SECONDS`)."""
-    from puzzlebatch.web import hextris, polyomino, sliding
+    """Run job ``kind`` (``"<family>.<verb>"``, a family's ``WebTask``) in this worker process."""
+    import importlib
 
-    table = {
-        "polyomino.solve": polyomino.solve_task,
-        "polyomino.count": polyomino.count_task,
-        "polyomino.generate": polyomino.generate_task,
-        "sliding.solve": sliding.solve_task,
-        "hextris.replay": hextris.replay_task,
-    }
-    return table[kind](params, ctx)
+    from puzzlebatch import registry
+
+    family, _, verb = kind.partition(".")
+    task = next(t for t in registry.get(family).web_tasks if t.verb == verb)
+    module, _, attr = task.run.partition(":")
+    return getattr(importlib.import_module(module), attr)(params, ctx)

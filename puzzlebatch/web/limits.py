@@ -38,13 +38,14 @@ MAX_CSV_ROWS = 1_000_000
 MAX_CELL_CHARS = 2000  # one table cell (a long hex Tetris solution) is cut to this many characters
 
 # -- jobs ----------------------------------------------------------------------------------------------------------
-JOB_SECONDS = {  # search time, after the kernels are compiled
-    "polyomino.solve": 60.0,
-    "polyomino.count": 600.0,
-    "polyomino.generate": 120.0,
-    "sliding.solve": 300.0,
-    "hextris.replay": 120.0,
-}
+def job_seconds() -> dict[str, float]:
+    """Each job kind's search time, after the kernels are compiled: ``"<family>.<verb>"`` of every family's
+    web tasks (the registry's ``WebTask``)."""
+    from puzzlebatch import registry
+
+    return {f"{fam.name}.{t.verb}": t.seconds for fam in registry.families() for t in fam.web_tasks}
+
+
 COMPILE_SECONDS = 900.0  # a first compile on a busy machine (the on-disk cache makes later ones short)
 CANCEL_GRACE_SECONDS = 2.0  # a worker that has not stopped by then is terminated
 MAX_QUEUED_JOBS = 16

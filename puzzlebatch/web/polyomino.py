@@ -194,23 +194,21 @@ def solve_task(params: dict, ctx: Context) -> dict:
 
 def _keep_solution(folder: Path, pk, params: dict, res, backend) -> dict:
     """A run like ``polyomino count --all`` stores (the problem and one solution row), so it draws the same."""
-    from puzzlebatch.results.store import ResultsStore
+    from puzzlebatch.runners.engine.session import RunOptions, Session
+    from puzzlebatch.runners.polyomino.letters import option_row
     from puzzlebatch.runners.polyomino.solver import problem_arrays
 
-    ids = {(int(g), frozenset(map(tuple, c.tolist()))): o
-           for o, (g, c) in enumerate(zip(pk.cover.option_group, pk.option_cells))}
-    row = sorted(ids[(int(k), frozenset(tuple(int(v) for v in c) for c in cells))] for k, cells in res.placements)
+    row = option_row(pk, res.placements)
     stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S-%f")
     path = folder / f"polyomino-solve-{stamp}.h5"
-    run_params = {"board": pk.board.label, "pieces": params.get("pieces_text") and "pieces file" or params.get("pieces"),
-                  "level": "", "level_text": level_text(params, pk.pieces), "source": "web"}
-    with ResultsStore(path, "a") as store:
-        run = store.create_run("polyomino", "solve", backend=backend.name, device=backend.device, seed=None,
-                               params=run_params, instances=problem_arrays(pk))
-        run.append_items(solution=np.array([row], np.int32))
-        run.set_result({"solved": True, "nodes": int(res.nodes), "seconds": res.seconds})
-        run.finish("done", seconds=res.seconds)
-        return {"file": path.name, "run": run.id}
+    pieces = params.get("pieces_text") and "pieces file" or params.get("pieces")
+    run_params = {"board": pk.board.label, "pieces": pieces, "level": "", "level_text": level_text(params, pk.pieces),
+                  "source": "web"}
+    with Session(RunOptions(out=path, progress=False), "polyomino", "solve", run_params, backend, keep=False,
+                 instances=problem_arrays(pk)) as s:
+        s.append_items(solution=row[None].astype(np.int32))
+        doc = s.finish({"solved": True, "nodes": int(res.nodes), "seconds": res.seconds}, True, seconds=res.seconds)
+    return {"file": path.name, "run": doc["run_id"]}
 
 
 def count_task(params: dict, ctx: Context) -> dict:

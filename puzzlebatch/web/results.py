@@ -29,30 +29,15 @@ def _run(store, run_id: str):
     return store.run(run_id)
 
 
-def drawable(attrs: dict, columns: dict) -> str | None:
-    """What kind of drawing a run's rows make (None: a table only)."""
-    family, algorithm = attrs.get("family"), attrs.get("algorithm")
-    if family == "polyomino" and "solution" in columns:
-        return "polyomino"
-    if family == "snake" and "cells" in columns:
-        return "snake"
-    if family == "cubes" and algorithm == "solve" and "faces" in columns:
-        return "cubes"
-    if family == "sliding" and algorithm == "solve" and "moves" in columns:
-        return "sliding"
-    if family == "hextris" and "solution" in columns and "problemId" in columns:
-        return "hextris"
-    return None
-
-
 def describe_file(root: Path, rel: str) -> dict:
-    """``puzzlebatch show FILE --json``, with the path as the request named it and each run's drawing kind."""
+    """``puzzlebatch show FILE --json``, with the path as the request named it and each run's drawing kind
+    (``drawable``: what the page draws a stored solution as, None for a table only)."""
     from puzzlebatch.results.show import describe
 
     desc = describe(resolve(root, rel))
     desc["path"] = rel
     for run in desc["runs"]:
-        run["drawable"] = drawable(run, run.get("columns") or {})
+        run["drawable"] = run.get("drawing") if run.get("stored_solutions") else None
     return desc
 
 
@@ -72,7 +57,12 @@ def _cell(value: Any) -> Any:
 
 
 def items_page(root: Path, rel: str, run_id: str, offset: int, limit: int) -> dict:
-    """Rows ``offset .. offset + limit`` of a run's items."""
+    """Rows ``offset .. offset + limit`` of a run's items: ``columns`` and ``rows`` as stored (long strings cut),
+    and ``items``, the same rows decoded by the family's records module (``puzzlebatch show FILE --run ID
+    --json``)."""
+    from puzzlebatch.errors import PuzzleInputError
+    from puzzlebatch.results.show import records
+
     limits.check_range("limit", limit, 1, limits.MAX_PAGE_ROWS)
     with _open(root, rel) as store:
         run = _run(store, run_id)
@@ -82,7 +72,24 @@ def items_page(root: Path, rel: str, run_id: str, offset: int, limit: int) -> di
         names = list(cols)
         n = len(next(iter(cols.values()))) if cols else 0
         rows = [[_cell(cols[c][i]) for c in names] for i in range(n)]
-        return {"columns": names, "rows": rows, "offset": offset, "total": total}
+        try:
+            decoded = records(run.attrs.get("family")).items(run, offset, offset + n)
+        except (PuzzleInputError, OSError, RuntimeError, KeyError, ValueError, IndexError, TypeError):
+            decoded = None  # the table as stored is still shown
+        items = None if decoded is None else [{"row": offset + i + 1, **{k: _cut(v) for k, v in item.items()}}
+                                              for i, item in enumerate(decoded)]
+        return {"columns": names, "rows": rows, "offset": offset, "total": total, "items": items}
+
+
+def _cut(value: Any) -> Any:
+    """A decoded value with its long strings cut, as the table cuts them."""
+    if isinstance(value, str):
+        return _cell(value)
+    if isinstance(value, list):
+        return [_cut(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _cut(v) for k, v in value.items()}
+    return value
 
 
 def _csv_value(value: Any) -> str:
@@ -129,97 +136,44 @@ def items_csv(root: Path, rel: str, run_id: str, chunk: int = 10_000) -> Iterato
     return rows()
 
 
-def solution(root: Path, rel: str, run_id: str, row: int) -> dict:
-    """Stored solution ``row`` (0-based) of a run, as the page draws it (``kind`` names the drawing)."""
+def _sizes(doc: dict) -> dict:
+    """A records document as the page draws it: sizes (``"3x3x3"``) as lists of numbers."""
+    out = dict(doc)
+    for key in ("size", "box"):
+        if isinstance(out.get(key), str) and all(part.isdigit() for part in out[key].split("x")):
+            out[key] = [int(part) for part in out[key].split("x")]
+    return out
+
+
+def stored_solution(root: Path, rel: str, run_id: str, row: int, kind: str | None = None) -> dict:
+    """The stored solution of row ``row`` (0-based) of a run, decoded by its family's records module (the fields of
+    ``puzzlebatch show FILE --run ID --solution K --json``), with ``kind``, its drawing; ``kind`` given: the run
+    must draw as that (404 otherwise)."""
+    from puzzlebatch.errors import PuzzleInputError
+    from puzzlebatch.results.show import records, run_description
+
     with _open(root, rel) as store:
         run = _run(store, run_id)
         attrs = run.attrs
-        kind = drawable(attrs, run.column_info())
-        if kind is None:
-            raise NotFound(f"run {run_id}: {attrs.get('family')} {attrs.get('algorithm')} rows have no drawing")
+        desc = run_description(run)
+        drawing = desc["drawing"] if desc["stored_solutions"] else None
+        if drawing is None or kind is not None and drawing != kind:
+            raise NotFound(f"run {run_id}: {attrs.get('family')} {attrs.get('algorithm')} rows have no "
+                           + (f"{kind} to replay" if kind else "drawing"))
         n = run.n_committed
-        if kind != "cubes" and not 0 <= row < n:
+        k = row // desc["rows_per_solution"]
+        if not 0 <= row < n or k >= desc["stored_solutions"]:
             raise NotFound(f"row {row}: the run has rows 0..{n - 1}" if n else f"run {run_id} has no rows")
-        doc = {"kind": kind, "run": run_id, "row": row, "rows": n, "family": attrs.get("family"),
-               "algorithm": attrs.get("algorithm")}
-        return doc | _DRAW[kind](run, attrs, row)
+        try:
+            doc = records(attrs.get("family")).solution(run, k)
+        except (PuzzleInputError, OSError, RuntimeError, KeyError, ValueError, IndexError, TypeError) as exc:
+            raise NotFound(f"run {run_id} row {row}: cannot read it ({' '.join(str(exc).split())})") from None
+        return {"kind": drawing, "run": run_id, "row": k if desc["rows_per_solution"] > 1 else row,
+                "rows": n // desc["rows_per_solution"], "family": attrs.get("family"),
+                "algorithm": attrs.get("algorithm")} | {key: v for key, v in doc.items() if key != "text"}
 
 
-def _polyomino(run, attrs: dict, row: int) -> dict:
-    inst = run.instances()
-    size = [int(v) for v in inst["board_size"]]
-    names = [n.decode() if isinstance(n, bytes) else str(n) for n in inst["piece_names"]]
-    option_piece, option_cells = inst["option_piece"], inst["option_cells"]
-    placements = []
-    for k, cells in zip(inst["preplaced_piece"], inst["preplaced_cells"]):
-        placements.append({"piece": names[int(k)], "cells": cells[cells[:, 0] >= 0].tolist(), "placed": True})
-    for o in run.item_rows(row, row + 1)["solution"][0]:
-        if o >= 0:
-            cells = option_cells[int(o)]
-            placements.append({"piece": names[int(option_piece[int(o)])], "cells": cells[cells[:, 0] >= 0].tolist(),
-                               "placed": False})
-    from puzzlebatch.results.colours import piece_colours
-
-    return {"size": size, "pieces": names, "colours": piece_colours(names), "placements": placements}
-
-
-def _snake(run, attrs: dict, row: int) -> dict:
-    from puzzlebatch.puzzles.snake.model import Box
-
-    inst = run.instances()
-    box = Box(*(int(v) for v in inst["box"]))
-    cells = run.item_rows(row, row + 1)["cells"][0]
-    chain = "".join("J" if c else "F" for c in inst["chain"]) if "chain" in inst else None
-    return {"box": list(box.dims), "cells": box.coords()[np.asarray(cells, np.int64)].tolist(), "chain": chain}
-
-
-def _cubes(run, attrs: dict, row: int) -> dict:
-    items = run.items()  # a solve run holds one assembly: a row per cube
-    return {"assembly": [{"cell": items["cell"][i].tolist(), "cube": int(items["cube"][i]),
-                          "faces": items["faces"][i].tolist()} for i in range(len(items["cube"]))],
-            "rows": 1, "row": 0}
-
-
-def _sliding(run, attrs: dict, row: int) -> dict:
-    from puzzlebatch.puzzles.sliding.model import Board, replay
-
-    tiles = [int(v) for v in run.instances()["boards"][row]]
-    params = attrs.get("params") or {}
-    rows, cols = _sliding_shape(len(tiles), params.get("size"))
-    moves = [int(m) for m in str(run.item_rows(row, row + 1)["moves"][0]).split()]
-    replay(Board(rows, cols, tuple(tiles)), moves)  # a stored path must be legal before it is animated
-    return {"size": [rows, cols], "tiles": tiles, "moves": moves, "goal": params.get("goal", "blank-last")}
-
-
-def _sliding_shape(n: int, size: str | None) -> tuple[int, int]:
-    if size:
-        r, c = (int(v) for v in str(size).lower().split("x"))
-        if r * c == n:
-            return r, c
-    side = int(round(n ** 0.5))
-    if side * side == n:
-        return side, side
-    rows = max(r for r in range(2, side + 1) if n % r == 0)  # 12 tiles: 3x4, the BFS-sized board
-    return rows, n // rows
-
-
-def _hextris(run, attrs: dict, row: int) -> dict:
-    r = run.item_rows(row, row + 1)
-    text = str(r["solution"][0])
-    return {"problemId": int(r["problemId"][0]), "seed": int(r["seed"][0]), "solution_chars": len(text)}
-
-
-_DRAW = {"polyomino": _polyomino, "snake": _snake, "cubes": _cubes, "sliding": _sliding, "hextris": _hextris}
-
-
-def stored_hextris_solution(root: Path, rel: str, run_id: str, row: int) -> dict:
-    """Problem, seed and commands of a stored hex Tetris game (for the replay)."""
-    with _open(root, rel) as store:
-        run = _run(store, run_id)
-        if drawable(run.attrs, run.column_info()) != "hextris":
-            raise NotFound(f"run {run_id}: not a hex Tetris play")
-        n = run.n_committed
-        if not 0 <= row < n:
-            raise NotFound(f"row {row}: the run has rows 0..{n - 1}" if n else f"run {run_id} has no rows")
-        r = run.item_rows(row, row + 1)
-        return {"problem": int(r["problemId"][0]), "seed": int(r["seed"][0]), "solution": str(r["solution"][0])}
+def solution(root: Path, rel: str, run_id: str, row: int) -> dict:
+    """Stored solution ``row`` (0-based) of a run, as the page draws it (``kind`` names the drawing; sizes are
+    lists of numbers)."""
+    return _sizes(stored_solution(root, rel, run_id, row))

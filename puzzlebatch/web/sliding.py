@@ -107,20 +107,16 @@ def solve_task(params: dict, ctx: Context) -> dict:
 
 def _keep(ctx: Context, board, goal: str, r, backend, partition) -> dict:
     """A run as ``sliding solve --file`` stores one: the board as an instance, one item row."""
-    from puzzlebatch.results.store import ResultsStore
+    from puzzlebatch.runners.engine.session import RunOptions, Session
 
     stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S-%f")
     path = ctx.results_dir / f"sliding-solve-{stamp}.h5"
     params = {"file": "web", "goal": goal, "heuristic": r.heuristic, "partition": partition, "max_len": 250,
               "size": f"{board.rows}x{board.cols}"}
-    with ResultsStore(path, "a") as store:
-        run = store.create_run("sliding", "solve", backend=backend.name, device=backend.device, seed=None,
-                               params=params)
-        run.set_instances(boards=np.array([board.tiles], np.int8))
-        run.append_items(length=np.array([r.length], np.int64), nodes=np.array([r.nodes], np.int64),
-                         seconds=np.array([r.seconds], np.float64),
-                         moves=np.array([" ".join(map(str, r.moves or []))], dtype=object))
-        run.set_result({"instances": 1, "solved": 1, "nodes": r.nodes, "seconds": r.seconds})
-        run.finish("done", seconds=r.seconds)
-        return {"file": path.name, "run": run.id}
-
+    with Session(RunOptions(out=path, progress=False), "sliding", "solve", params, backend, keep=False, pool=False,
+                 instances={"boards": np.array([board.tiles], np.int8)}) as s:
+        s.append_items(length=np.array([r.length], np.int64), nodes=np.array([r.nodes], np.int64),
+                       seconds=np.array([r.seconds], np.float64),
+                       moves=np.array([" ".join(map(str, r.moves or []))], dtype=object))
+        doc = s.finish({"instances": 1, "solved": 1, "nodes": r.nodes, "seconds": r.seconds}, seconds=r.seconds)
+    return {"file": path.name, "run": doc["run_id"]}

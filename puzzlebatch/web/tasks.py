@@ -64,7 +64,7 @@ def warm(families: tuple[str, ...] | list[str]) -> dict[str, float]:
     for family in families:
         t0 = time.perf_counter()
         if family not in _warmed:
-            _WARMERS[family]()
+            _warmer(family)()
             _warmed.add(family)
         out[family] = time.perf_counter() - t0
     return out
@@ -80,14 +80,14 @@ def ensure_warm(family: str, ctx: Context) -> float:
     return seconds
 
 
-def _warm_polyomino() -> None:
+def warm_polyomino() -> None:
     from puzzlebatch.runners.polyomino import solver as RP
     from puzzlebatch.runners.engine.backend import select_backend
 
     RP.warm_up(select_backend("auto"), enumerate=True)
 
 
-def _warm_sliding() -> None:
+def warm_sliding() -> None:
     from puzzlebatch.puzzles.sliding.model import goal_board
     from puzzlebatch.runners.sliding import solver as sliding
     from puzzlebatch.runners.engine.backend import select_backend
@@ -95,8 +95,11 @@ def _warm_sliding() -> None:
     sliding.solve(goal_board(3, 3), "blank-last", "linear-conflict", select_backend("auto"))
 
 
-_WARMERS: dict[str, Callable[[], None]] = {
-    "polyomino": _warm_polyomino,
-    "sliding": _warm_sliding,
-    "hextris": lambda: None,  # the replay runs the plain-Python model: nothing to compile
-}
+def warm_hextris() -> None:
+    """Nothing to compile: the replay runs the plain-Python model."""
+
+
+def _warmer(family: str) -> Callable[[], None]:
+    from puzzlebatch import registry
+
+    return registry.get(family).hook("web_warm") or (lambda: None)

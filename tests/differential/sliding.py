@@ -290,7 +290,7 @@ def _ida_ways(inst: dict) -> dict[str, dict]:
     with one_thread():  # the other heuristics, and launches of one board or a few
         for heuristic in HEURISTICS:
             if heuristic != h and (heuristic != "pdb" or pdbs is not None):
-                out[f"solve_batch[cpu,{heuristic}]"] = _attempt(lambda: batch(heuristic, cpu))
+                out[f"solve_batch[cpu,{heuristic}]"] = _attempt(lambda: batch(heuristic, cpu))  # noqa: B023 (called here)
         whole = out[f"ida_launches[cpu,{h}]"] = _attempt(lambda: launches(None, None))
         single = out[f"solve[cpu,{h},one by one,1 thread]"] = _attempt(one_by_one)
         single["same_as"] = (f"solve_batch[cpu,{h}]", out[f"solve_batch[cpu,{h}]"])  # boards are independent

@@ -41,7 +41,8 @@ What is compared (each way's answer against the oracle's, and the ways against e
 ``first``
     :func:`snake.solve` (default and tiny settings, and on the simulator) and ``BatchDFS.first`` without symmetry
     merging all return the oracle's first folding in depth-first order (start cells in index order
-    x + a * (y + b * z); directions +x, -x, +y, -y, +z, -z).  With merging too: the frontier keeps the *first* member of each class,
+    x + a * (y + b * z); directions +x, -x, +y, -y, +z, -z).  With merging too: the frontier keeps the *first* member
+of each class,
     so the first folding of the whole tree always lies below a representative.  Each returned folding is also
     checked with :func:`is_valid_embedding`, and a solution exists iff the count is positive.
 ``refused``

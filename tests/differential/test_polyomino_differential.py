@@ -4,7 +4,8 @@ way the package answers them (see :mod:`tests.differential.polyomino` for what i
 Hypothesis draws seeds, derandomized, so CI sees the same instances every run; each seed drives
 :func:`~tests.differential.polyomino.draw` through its own ``random.Random``.  (Hypothesis's own random source,
 ``st.randoms()``, skews the choices towards the first ones: when this was written, its 200 draws gave 146
-distinct instances and 77 draws without packing; 200 seeds gave 200 distinct instances and 49 without packing.)  A failure prints each disagreement with the instance as
+distinct instances and 77 draws without packing; 200 seeds gave 200 distinct instances and 49 without packing.)
+A failure prints each disagreement with the instance as
 JSON; replay it with ``check(json.loads(...))``.
 
 The CUDA twin runs in numba's simulator on a few tiny instances only: every simulated thread is a Python thread.

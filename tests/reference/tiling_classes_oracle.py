@@ -92,7 +92,7 @@ def domino_tilings(m: int, n: int) -> int:
     for _ in range(n):
         nxt: dict[int, int] = {}
 
-        def fill(row: int, profile: int, out: int, count: int) -> None:
+        def fill(row: int, profile: int, out: int, count: int, nxt=nxt) -> None:
             if row == m:
                 nxt[out] = nxt.get(out, 0) + count
                 return

@@ -3,7 +3,8 @@ functions), calling its rules by their plain names.
 
 :func:`board_eval` gives a board's features (``B_*``): holes that no unit can reach (a flood fill from the top row
 with the moves E, W, SE, SW), covered cells, wells, row and down transitions, mass, the rows that hold a hole, how
-far rows are part full, height and danger in the spawn zone.  :func:`evaluate_placements` lists every position where the current unit can lock, once per distinct set of
+far rows are part full, height and danger in the spawn zone.  :func:`evaluate_placements` lists every position
+where the current unit can lock, once per distinct set of
 cells, each with the move points of the lock, its placement features (``rules.F_*``) and the features of the board
 it leaves (``C_*``): the candidate placements of a beam, evaluated in one kernel call.  All arithmetic on int64,
 no allocation; results written into the caller's arrays.

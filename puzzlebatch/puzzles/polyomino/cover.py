@@ -40,7 +40,7 @@ class Geometry:
         stride = 1
         n = int(np.prod(self.shape))
         idx = np.arange(n)
-        for k, size in enumerate(self.shape):
+        for size in self.shape:
             pos = (idx // stride) % size
             for sign in (1, -1):
                 has = pos < size - 1 if sign > 0 else pos > 0

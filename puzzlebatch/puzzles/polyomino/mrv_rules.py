@@ -17,7 +17,8 @@ word by word, along its old list, before it is rewritten).
 X1  [Choose an item]  The uncovered primary item with the fewest live options (ties: the lowest index; pieces
     are items too).  On boards of at most two words of items one pass adds the live options into bit-sliced
     counters (three bits and a flag for eight or more, per item): an item held by none kills the node, the least
-    count below eight is the choice; only when every item is held eight times or more are the counts taken.  ``-1``: every primary
+    count below eight is the choice; only when every item is held eight times or more are the counts taken.
+    ``-1``: every primary
     item is covered, a "finish" move then runs on to the goal depth; ``-2``: the node is dead.
 X2  [Try an option]  A node's choices are option ids; :func:`next_choice` finds the next live option of the
     item with a scan of ``live & options(item)`` along the non-zero words.

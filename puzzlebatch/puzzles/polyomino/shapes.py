@@ -79,7 +79,7 @@ def normalize(cells: Iterable[Sequence[int]]) -> frozenset[Cell]:
     if not cells:
         return frozenset()
     lo = [min(c[i] for c in cells) for i in range(len(cells[0]))]
-    return frozenset(tuple(v - l for v, l in zip(c, lo)) for c in cells)
+    return frozenset(tuple(v - low for v, low in zip(c, lo)) for c in cells)
 
 
 def transform(cells: Iterable[Cell], m: np.ndarray) -> frozenset[Cell]:

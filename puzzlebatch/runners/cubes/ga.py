@@ -160,3 +160,48 @@ def run_ga(figure: Figure, cubes: CubeSet, backend: Backend, config: GAConfig, o
         state = ga.start(initial)
     result, state = ga.run(state, on_generation=on_generation)
     return finish(figure, cubes, result, seed, backend, seeding), state
+
+
+# -- a run in a session: history rows and the population's checkpoints ------------------------------------------
+class _SessionRun:
+    """What :class:`~puzzlebatch.runners.engine.ga_history.GARecorder` writes to, handed to a
+    :class:`~puzzlebatch.runners.engine.session.Session`: history rows, the ``best`` series and the population's
+    checkpoint (with the rows it covers, the GA's own seconds and the layer seeding)."""
+
+    def __init__(self, session, seeding: dict | None) -> None:
+        self.session, self.seeding = session, seeding
+
+    def append_items(self, **columns) -> None:
+        self.session.append_items(**columns)
+
+    def append_series(self, name: str, step, value) -> None:
+        self.session.append_series(name, step, value)
+
+    def save_checkpoint(self, arrays: dict, meta: dict) -> None:
+        # Copies: on the CPU the state's arrays are the population itself, which the next generations change in
+        # place, and the session keeps this checkpoint as what Ctrl-C saves.  The session's "seconds" is the run's
+        # whole work; the GA's own (breeding only) goes on as "ga_seconds".
+        arrays = {k: np.array(v, copy=True) for k, v in arrays.items()}
+        self.session.checkpoint(arrays, meta | {"ga_seconds": meta["seconds"], "seeding": self.seeding}, force=True)
+
+
+def recorder(session, seeding: dict | None, progress=None):
+    """The ``on_generation`` callback of a GA run in ``session``: a history row a generation, committed with a
+    checkpoint of the population every ``checkpoint_every`` seconds (and by its ``commit(state)``)."""
+    from puzzlebatch.runners.engine.ga_history import GARecorder
+
+    return GARecorder(_SessionRun(session, seeding), session.options.checkpoint_every, progress)
+
+
+def restore(session) -> tuple[GAState, dict | None]:
+    """The population and the layer seeding of the run ``session`` resumes (its :attr:`restored` checkpoint)."""
+    from puzzlebatch.errors import PuzzleInputError
+
+    arrays, values = session.restored
+    try:
+        state = GAState.from_checkpoint(arrays, values | {"seconds": values.get("ga_seconds", values["seconds"])})
+    except (KeyError, TypeError, ValueError) as exc:
+        raise PuzzleInputError(f"--resume: {session.out}: run {session.run.id}: the checkpoint is damaged "
+                               f"({exc})") from None
+    seeding = values.get("seeding") or (session.run.attrs.get("result") or {}).get("seeding")
+    return state, seeding

@@ -10,23 +10,38 @@ rule, two backends".
 
 from __future__ import annotations
 
+import importlib
 from types import ModuleType
-from typing import Literal
 
+from puzzlebatch.registry import Kernels
 from puzzlebatch.runners.engine.backend import Backend
 from puzzlebatch.transfers import CountingDrivers
 
-Kind = Literal["search", "strip", "hextris", "sliding", "ga"]
-KINDS: tuple[Kind, ...] = ("search", "strip", "hextris", "sliding", "ga")
+Kind = str
 
-# the CPU launches each family counts (the kernels a CUDA launcher counts itself)
-CPU_LAUNCHES: dict[str, tuple[str, ...]] = {
-    "search": ("dfs_batch",),
-    "strip": ("run_steps",),
-    "hextris": ("init_batch", "commands_batch", "policy_batch", "placements_batch", "lockable_batch"),
-    "sliding": ("bfs_expand_batch", "pdb_expand_batch", "ida_batch"),
-    "ga": ("breed_batch", "fitness_batch"),
+#: the framework's own kinds; a family adds its own in its descriptor (``Family.kernels``)
+GENERIC: dict[str, Kernels] = {
+    "search": Kernels("search", "puzzlebatch.cpu_fallback.search:drivers", "puzzlebatch.gpu_kernels.search:launcher",
+                      ("dfs_batch",), needs_rules=True),
+    "ga": Kernels("ga", "puzzlebatch.cpu_fallback.ga:drivers", "puzzlebatch.gpu_kernels.ga:launcher",
+                  ("breed_batch", "fitness_batch"), needs_rules=True),
 }
+
+
+def kinds() -> dict[str, Kernels]:
+    """Every kind of kernel: the framework's and the registered families' (``Family.kernels``)."""
+    from puzzlebatch import registry
+
+    out = dict(GENERIC)
+    for fam in registry.families():
+        for k in fam.kernels:
+            out[k.kind] = k
+    return out
+
+
+def _load(ref: str):
+    module, _, attr = ref.partition(":")
+    return getattr(importlib.import_module(module), attr)
 
 
 def twin(backend: Backend, kind: Kind, rules: ModuleType | None = None, *, inline: bool = True):
@@ -35,54 +50,20 @@ def twin(backend: Backend, kind: Kind, rules: ModuleType | None = None, *, inlin
     ``rules`` is the family's rules module for the generic families (``search``: a DFS rules module; ``ga``: a GA
     operator module); ``inline=False`` compiles the search rules as separate functions on the CPU (for rules
     that are called from many places, where inlining costs compile time)."""
-    if kind not in CPU_LAUNCHES:
-        raise ValueError(f"unknown kernel family {kind!r} (one of {', '.join(KINDS)})")
-    if kind in ("search", "ga") and rules is None:
+    known = kinds()
+    if kind not in known:
+        raise ValueError(f"unknown kernel family {kind!r} (one of {', '.join(known)})")
+    k = known[kind]
+    if k.needs_rules and rules is None:
         raise ValueError(f"kernel family {kind!r} needs its rules module")
+    args = (rules,) if k.needs_rules else ()
     if backend.kind == "cpu":
-        return CountingDrivers(_cpu(kind, rules, inline), CPU_LAUNCHES[kind])
-    return _cuda(kind, rules)
+        make = _load(k.cpu)
+        drivers = make(*args, inline=inline) if kind == "search" else make(*args)
+        return CountingDrivers(drivers, k.launches)
+    return _load(k.cuda)(*args)
 
 
-def _cpu(kind: str, rules, inline: bool):
-    if kind == "search":
-        from puzzlebatch.cpu_fallback.search import drivers
-
-        return drivers(rules, inline=inline)
-    if kind == "strip":
-        from puzzlebatch.cpu_fallback.polyomino_strip import drivers
-
-        return drivers()
-    if kind == "hextris":
-        from puzzlebatch.cpu_fallback.hextris import drivers
-
-        return drivers()
-    if kind == "sliding":
-        from puzzlebatch.cpu_fallback.sliding import drivers
-
-        return drivers()
-    from puzzlebatch.cpu_fallback.ga import drivers
-
-    return drivers(rules)
-
-
-def _cuda(kind: str, rules):
-    if kind == "search":
-        from puzzlebatch.gpu_kernels.search import launcher
-
-        return launcher(rules)
-    if kind == "strip":
-        from puzzlebatch.gpu_kernels.polyomino_strip import launcher
-
-        return launcher()
-    if kind == "hextris":
-        from puzzlebatch.gpu_kernels.hextris import launcher
-
-        return launcher()
-    if kind == "sliding":
-        from puzzlebatch.gpu_kernels.sliding import launcher
-
-        return launcher()
-    from puzzlebatch.gpu_kernels.ga import launcher
-
-    return launcher(rules)
+def cpu_launches(kind: Kind) -> tuple[str, ...]:
+    """The CPU drivers' methods of ``kind`` counted as launches."""
+    return kinds()[kind].launches

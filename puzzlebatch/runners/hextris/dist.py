@@ -31,13 +31,13 @@ class PlayTask:
     def __call__(self, job: tuple) -> dict:
         from puzzlebatch.runners.engine.backend import select_backend
         from puzzlebatch.runners.engine.distributed import worker_name
-        from puzzlebatch.runners.hextris.problems import resolve_problems
+        from puzzlebatch.runners.hextris.problems import problem_from
         from puzzlebatch.runners.hextris.player import play_problems
 
         spec, seconds = job
         t0 = work_clock()
         backend = select_backend(self.backend)
-        problems = resolve_problems([spec])
+        problems = [problem_from(spec)]
         solved = play_problems(problems, backend, seeds=self.seeds, weights=np.asarray(self.weights),
                                beam=self.beam, keep=self.keep, phrases=self.phrases, seconds=seconds, tag=self.tag,
                                weave_phrases=self.weave)
@@ -47,7 +47,7 @@ class PlayTask:
 
 def play_on_pool(pool, specs: dict[int, str]):
     """A drop-in for ``play_problems`` that sends each problem to ``pool``; ``specs`` maps a problem id to what
-    names it on a worker (its file path, or its qualifier number)."""
+    names it on a worker (its file path, its qualifier number, or its JSON object)."""
     from puzzlebatch.runners.engine.distributed import map_ordered
 
     def play(problems, backend, *, seeds=None, weights=None, beam=4, keep=8, phrases=None, seconds=None,
@@ -71,12 +71,21 @@ def play_on_pool(pool, specs: dict[int, str]):
     return play
 
 
-def problem_specs(args_problems: list[str], problems) -> dict[int, str]:
-    """How each problem is named on a worker: the qualifier number, or the absolute path of its JSON file."""
-    from puzzlebatch.runners.hextris.problems import resolve_problems
+def problem_specs(args_problems: list, problems) -> dict[int, str | dict]:
+    """How each problem is named on a worker: the qualifier number, the absolute path of its JSON file, or (a
+    problem given as an object) its JSON object."""
+    from puzzlebatch.puzzles.hextris.model import Problem
+    from puzzlebatch.runners.hextris.problems import problem_doc, resolve_problems
 
-    specs: dict[int, str] = {}
+    specs: dict[int, str | dict] = {}
     for spec in args_problems:
+        if isinstance(spec, Problem):
+            specs[spec.id] = problem_doc(spec)
+            continue
+        if isinstance(spec, dict):
+            specs[int(spec.get("id", -1))] = dict(spec)
+            continue
+        spec = str(spec)
         for p in resolve_problems([spec]):
             specs[p.id] = str(p.id) if spec == "all" or (spec.isdigit() and not Path(spec).exists()) \
                 else str(Path(spec).resolve())

@@ -178,7 +178,7 @@ def _step_towards(unit: UnitMoves, p, visited: set, target, dist: _Dist):
         if q not in dist or (cmd not in DOWN and q in visited):
             continue
         moves.append((dist[q], cmd, q))
-    for d, cmd, q in sorted(moves):
+    for _d, cmd, q in sorted(moves):
         nv = {q} if cmd in DOWN else visited | {q}
         if reachable(unit, q, nv, target, dist):
             return cmd, q, nv
@@ -447,7 +447,7 @@ def weave(tab: list, seed: int, placements, phrases: list[str], max_tries: int =
                     if not reachable(unit, q, nv, target, dist):
                         continue
                     after = matcher.step(ac[0], CANONICAL_CHAR[cmd])
-                    for text, cmds, _ in order(after):
+                    for _text, cmds, _ in order(after):
                         tries += 1
                         got = _try_path(unit, q, nv, cmds)
                         if got is not None and reachable(unit, got[0], got[1], target, dist):

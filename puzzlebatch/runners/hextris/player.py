@@ -98,14 +98,25 @@ def load_weights(path: str | Path) -> np.ndarray:
         raise PuzzleInputError(f"--weights {path}: not JSON ({e.msg} at line {e.lineno})") from None
     except RecursionError:
         raise PuzzleInputError(f"--weights {path}: JSON nested too deeply") from None
+    return check_weights(doc, f"--weights {path}")
+
+
+def check_weights(doc, where: str = "weights") -> np.ndarray:
+    """The player's weights from a value: a list of ``len(FEATURE_NAMES)`` numbers >= 0 (the last ones may be left
+    out: 0), a list of such lists (a portfolio), or ``{"weights": ...}``; a one-line error naming ``where``
+    otherwise."""
+    if isinstance(doc, np.ndarray):
+        doc = doc.tolist()
     w = doc.get("weights") if isinstance(doc, dict) else doc
-    portfolio = isinstance(w, list) and w and all(isinstance(r, list) for r in w)
-    rows = w if portfolio else [w]
+    if isinstance(w, tuple):
+        w = list(w)
+    portfolio = isinstance(w, list) and w and all(isinstance(r, (list, tuple)) for r in w)
+    rows = [list(r) for r in w] if portfolio else [w]
     n = len(FEATURE_NAMES)
     for r in rows:
         if not isinstance(r, list) or not OLDEST_WEIGHTS <= len(r) <= n or \
                 not all(isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0 for v in r):
-            raise PuzzleInputError(f"--weights {path}: expected a list of {n} numbers >= 0 "
+            raise PuzzleInputError(f"{where}: expected a list of {n} numbers >= 0 "
                                    f"({', '.join(FEATURE_NAMES)}; the last {n - OLDEST_WEIGHTS} may be left out: "
                                    "0) or a list of such lists (a portfolio)")
     rows = [list(r) + [0] * (n - len(r)) for r in rows]  # files written before "hole_rows" or "partial_rows": 0
@@ -446,7 +457,7 @@ def spell(plans: list[GamePlan], backend: Backend, phrases: list[str], *, tag: s
         if key not in best or s.total > totals[best[key]].total:
             best[key] = k
     out = []
-    for key, k in best.items():
+    for _key, k in best.items():
         s = totals[k]
         if s.total <= 0:
             continue
@@ -557,7 +568,8 @@ def play_problems(problems: list[Problem], backend: Backend, *, seeds: dict[int,
     after the opening; the exact scorer keeps the better.
 
     With ``seconds``, the kernels are compiled first, then each problem gets a share of the time left proportional
-    to the square root of its units × seeds × width.  With ``adaptive`` (the default) the planning gets ``plan_share`` of the share as
+    to the square root of its units × seeds × width.  With ``adaptive`` (the default) the planning gets
+    ``plan_share`` of the share as
     its budget and the beam width adapts to it (:meth:`BeamPlayer.plan`, from ``beam`` up to ``max_beam``); past
     80 % of its share the search narrows to greedy (beam 1, keep 1); past 85 % of the whole time the planning
     stops (the games keep their best state: legal partial games) and the phrase weaving tries no more phrases past

@@ -211,7 +211,8 @@ class Playouts:
             cap = int(n_out.max())
 
     def _scratch(self, n: int) -> np.ndarray:
-        """Per game: a board copy, two rows of the flood fill and the lock keys seen (``evaluation.evaluate_placements``)."""
+        """Per game: a board copy, two rows of the flood fill and the lock keys seen
+        (``evaluation.evaluate_placements``)."""
         return np.zeros((n, max(evaluation.eval_scratch_len(t) for t in self.tableset.tables)), np.int64)
 
     def evaluate(self, games: GameBatch, cap: int = 256) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

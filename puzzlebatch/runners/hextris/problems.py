@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from puzzlebatch.errors import PuzzleInputError
-from puzzlebatch.puzzles.hextris.model import Problem, load_problem, official_problem
+from puzzlebatch.puzzles.hextris.model import Problem, load_problem, official_problem, parse_problem
 
 
 def resolve_problems(specs: list[str]) -> list[Problem]:
@@ -38,3 +38,19 @@ def parse_problem_range(text: str) -> list[int]:
     if bad:
         raise PuzzleInputError(f"--problems {text!r}: no qualifier problem {bad[0]} (0..24)")
     return list(dict.fromkeys(out))
+
+
+def problem_doc(problem: Problem) -> dict:
+    """The official JSON object of a problem (``parse_problem(problem_doc(p)) == p``): how a problem that has no
+    file travels to a cluster worker."""
+    return {"id": problem.id, "width": problem.width, "height": problem.height,
+            "filled": [{"x": x, "y": y} for x, y in sorted(problem.filled)], "sourceLength": problem.source_length,
+            "sourceSeeds": list(problem.source_seeds), "units": [dict(u) for u in problem.raw_units]}
+
+
+def problem_from(spec: str | dict) -> Problem:
+    """One problem from what names it on a worker: a file path, a qualifier number, or its JSON object."""
+    if isinstance(spec, dict):
+        return parse_problem(spec)
+    [problem] = resolve_problems([spec])
+    return problem

@@ -258,7 +258,7 @@ class Tuner:
     # checkpoint ----------------------------------------------------------------------------------------------------
     def checkpoint(self) -> tuple[dict, dict]:
         arrays = {"population": self.pop}
-        meta = {"generation": self.generation, "history": self.history,
+        meta = {"generation": self.generation, "history": [dict(h) for h in self.history],
                 "scales": None if self.scales is None else [[int(k), v] for k, v in self.scales.items()],
                 "cache": [[list(k), v] for k, v in self.cache.items()],
                 "rng": self.rng.bit_generator.state}

@@ -259,7 +259,7 @@ def weave_search(tab: list, seed: int, placements, phrases: list[str], beam: int
                 expanded += 1
                 if p == target:
                     for cmd in inf.lock_cmds:
-                        for ch, s2, points, done, depth in chars.moves(s, cmd)[:3]:
+                        for ch, s2, points, done, _depth in chars.moves(s, cmd)[:3]:
                             g, u2 = gain(points, done, used)
                             nxt.append(root_after(j, s2, u2, value + g, (st, ch, [cmd])))
                     continue
@@ -325,6 +325,7 @@ def _check(tab: list, seed: int, placements, text: str, prefix: str) -> None:
             got.append((q, r, tab[crot + rot]))
             px, py, prot = placements[len(got) - 1]
             if (q, r, tab[crot + rot]) != (px - (py >> 1), py, tab[crot + prot % 6]):
-                raise ValueError(f"placement {(px, py, prot)}: the searched weaving locked elsewhere")  # pragma: no cover
+                # pragma: no cover
+                raise ValueError(f"placement {(px, py, prot)}: the searched weaving locked elsewhere")
     if len(got) != len(placements):
         raise ValueError("the searched weaving did not lock every unit")  # pragma: no cover

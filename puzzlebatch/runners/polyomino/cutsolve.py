@@ -214,7 +214,8 @@ def solve(mask: np.ndarray, classes: Sequence[S.Piece], backend: Backend, seed: 
     consecutive failure (``rewind="double"``: ``back * 2**(j-1)``; the ``undo`` twin on the host), given a fresh
     seed and restarted from there with ``lo = 0``: a randomised restart of the end of its search only, now and then
     from further back, so the restarts climb back when a prefix leaves an unsolvable remainder; an item restarted
-    from the root for the r-th time gets ``luby(r)`` times the base budget (Luby's universal schedule: mostly short, and unbounded, so on a board
+    from the root for the r-th time gets ``luby(r)`` times the base budget (Luby's universal schedule: mostly
+    short, and unbounded, so on a board
     without tiling an item eventually exhausts the whole tree, which proves there is none)."""
     t0 = time.perf_counter()  # the time limit is wall time
     w0 = work_clock()  # reported seconds leave compiling out

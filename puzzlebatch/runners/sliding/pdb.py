@@ -7,9 +7,9 @@ values of disjoint patterns add up to an admissible heuristic.  The build is a b
 its smallest cell), so every edge left costs one and plain BFS layers are exact.
 
 Each pattern's table is one HDF5 file in the cache folder (:func:`cache_dir`: ``--cache-dir`` on the command line,
-``$PUZZLEBATCH_CACHE``, or the puzzlebatch cache folder): dataset ``distances`` (uint8, contiguous, so it is memory-mapped on load)
-with the board size, the tiles, the goal (``blank-first``) and the partitions it was built for in attributes.
-An interrupted build leaves ``<name>.partial.h5`` (checkpointed between layers) and resumes from it.
+``$PUZZLEBATCH_CACHE``, or the puzzlebatch cache folder): dataset ``distances`` (uint8, contiguous, so it is
+memory-mapped on load) with the board size, the tiles, the goal (``blank-first``) and the partitions it was built
+for in attributes.  An interrupted build leaves ``<name>.partial.h5`` (checkpointed between layers) and resumes from it.
 """
 
 from __future__ import annotations
@@ -94,7 +94,8 @@ def build_pattern(rows: int, cols: int, tiles, backend: Backend, folder: Path, *
                   max_layers: int | None = None) -> Path:
     """Build (or finish building) one pattern's database; returns its file.
 
-    Raises KeyboardInterrupt through after checkpointing when interrupted between layers.
+    Ctrl-C goes through (``KeyboardInterrupt``); the build resumes from its last checkpoint, saved between layers
+    every ``checkpoint_every`` seconds (and after each layer with ``max_layers``).
     """
     from puzzlebatch.runners.sliding.solver import drivers
     from puzzlebatch.transfers import transfers_of

@@ -47,12 +47,12 @@ def problem(problem_id: int) -> dict:
 def replay(body: ReplayIn, request: Request):
     spec = body.model_dump()
     if spec["source"] == "results":
-        from puzzlebatch.web.results import stored_hextris_solution
+        from puzzlebatch.web.results import stored_solution
 
         if spec["path"] is None or spec["run"] is None or spec["row"] is None:
             raise PuzzleInputError("source results: give path, run and row")
-        stored = stored_hextris_solution(request.app.state.results_dir, spec["path"], spec["run"], spec["row"])
-        spec |= {"problem": stored["problem"], "seed": stored["seed"], "solution": stored["solution"]}
+        stored = stored_solution(request.app.state.results_dir, spec["path"], spec["run"], spec["row"], "hextris")
+        spec |= {"problem": stored["problemId"], "seed": stored["seed"], "solution": stored["solution"]}
     problem = W.problem_of(spec)
     if spec["seed"] is None:
         spec["seed"] = problem.source_seeds[0]

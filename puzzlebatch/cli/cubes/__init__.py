@@ -1,0 +1,1 @@
+"""The ``puzzlebatch cubes`` commands: argparse in, the family's API out."""

@@ -1,0 +1,1 @@
+"""The ``puzzlebatch hextris`` commands: argparse in, the family's API out."""

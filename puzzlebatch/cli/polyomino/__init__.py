@@ -1,0 +1,1 @@
+"""The ``puzzlebatch polyomino`` commands: argparse in, the family's API out."""

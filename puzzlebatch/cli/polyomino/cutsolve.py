@@ -1,0 +1,29 @@
+"""How ``polyomino solve --method classes|cut`` prints its result: each piece once on a flat board, solved by the
+shape-class exact cover or by the scan-order search with local randomised restarts
+(:mod:`puzzlebatch.runners.polyomino.cutsolve`).  ``--method auto`` picks the cut search for cut puzzles of at least
+:data:`puzzlebatch.api.polyomino.CUT_AUTO_PIECES` pieces (each piece once, covering the board exactly)."""
+
+from __future__ import annotations
+
+from puzzlebatch.jit.clock import command_compile_seconds
+
+
+def print_once(r) -> None:
+    """A ``classes`` or ``cut`` solution as text (the letters when the board is at most 20,000 cells)."""
+    w, h = (int(v) for v in r.board.split("x"))
+    if r.solved:
+        if w * h <= 20000:
+            print(r.letters)
+        if r.method == "cut":
+            print(f"{len(r.pieces)} pieces in {r.classes} shape classes placed, validated; {r.nodes} nodes, "
+                  f"{r.restarts} restart rounds in {r.seconds:.3f} s on {r.backend} (numba compile included)")
+        else:
+            print(f"{len(r.pieces)} pieces in {r.classes} shape classes placed, validated; {r.nodes} nodes in "
+                  f"{r.seconds:.3f} s on {r.backend} (+{command_compile_seconds():.1f} s compiling)")
+    elif r.method == "classes":
+        print(f"no solution ({r.nodes} nodes searched in {r.seconds:.3f} s on {r.backend})")
+    elif r.proved_none:
+        print(f"no solution: the whole search tree was exhausted ({r.nodes} nodes, {r.seconds:.3f} s)")
+    else:
+        print(f"no solution found within --time-limit ({r.nodes} nodes in {r.seconds:.3f} s on {r.backend}); "
+              "this does not prove that none exists")

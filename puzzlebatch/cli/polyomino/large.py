@@ -1,0 +1,85 @@
+"""Command line for large boards: the options of ``polyomino count --method transfer`` and of ``polyomino solve``'s
+methods for huge rectangles with ``--unlimited`` (band by band), shape classes and cut puzzles, the
+``polyomino generate --random-cut`` verb, and how their results are printed.
+
+:func:`extend` is called at the end of :func:`puzzlebatch.cli.polyomino.commands.register`: it adds options to the
+existing ``count`` and ``solve`` verbs (whose functions read them) and the new ``generate`` verb.
+"""
+
+from __future__ import annotations
+
+from puzzlebatch import limits
+
+
+def print_transfer(r, args) -> None:
+    """A transfer-matrix count as text."""
+    print(f"{args.board} with {args.pieces} (unlimited): {r.solutions} tilings")
+    print(f"{r.digits} digits; {r.profiles} profiles, {r.edges} edges, window {r.window} cells; "
+          f"{r.seconds:.3f} s on {r.backend}" + (f" with {r.moduli} moduli" if r.moduli else ""))
+
+
+def print_band(r, args) -> None:
+    """A band-by-band tiling as text (the letters when the board is at most 20,000 cells)."""
+    w, h = (int(v) for v in r.board.split("x"))
+    if r.solved:
+        if w * h <= 20000:
+            print(r.letters)
+        print(f"{r.n_placements} pieces in {len(r.bands)} bands of heights {sorted(set(r.bands))}; validated; "
+              f"{r.seconds:.3f} s on cpu" + (f"; drawing: {r.text}" if r.text else ""))
+    else:
+        heights = [int(v) for v in args.band_heights.split(",")] if args.band_heights else None
+        print(f"no band split found for {w}x{h} (bands of heights {heights or '1..8'}); this does not prove "
+              "that no tiling exists")
+
+
+# -- generate --random-cut -----------------------------------------------------------------------------------------
+def run_generate(args) -> int:
+    from puzzlebatch.api import polyomino as api
+    from puzzlebatch.cli.options import print_json
+
+    r = api.generate(args.random_cut, args.sizes, seed=args.seed, text=args.text)
+    if args.json:
+        print_json(r.to_dict())
+    else:
+        a, b = r.sizes
+        print(f"{len(r.pieces)} pieces of {a}-{b} cells cut from {args.random_cut} (seed {args.seed}): {r.out}; "
+              f"the cut itself: {r.cut}")
+        print(f"solve it back: puzzlebatch polyomino solve --board {args.random_cut} --pieces {r.out} "
+              "--method cut")
+    return 0
+
+
+# -- hooking into the polyomino verbs ------------------------------------------------------------------------------
+def extend(verbs) -> None:
+    """Add ``--method`` to ``count`` and ``solve`` and the ``generate`` verb (called from ``register``)."""
+    from puzzlebatch.api.polyomino import BAND_AUTO_CELLS
+
+    count = verbs.choices["count"]
+    count.add_argument("--method", choices=["search", "transfer"], default="search",
+                       help="search: the exact-cover engine (default); transfer: transfer matrix over column "
+                            "profiles for WxH strips with --unlimited pieces (exact, big counts)")
+    count.add_argument("--exact", choices=["auto", "crt", "bigint"], default="auto",
+                       help="transfer: residues modulo 62-bit primes on the backend, combined by CRT, or Python "
+                            "big integers on the CPU; auto (default): crt on CUDA, bigint on the CPU")
+
+    solve = verbs.choices["solve"]
+    solve.add_argument("--method", choices=["auto", "search", "band", "classes", "cut"], default="auto",
+                       help="band: one tiling of a WxH rectangle with --unlimited pieces, band by band (time and "
+                            f"memory linear in the area); auto: band for such rectangles over {BAND_AUTO_CELLS} "
+                            "cells, else search; classes: each piece once, identical shapes searched as one "
+                            "class with a count (random-cut puzzles); cut: scan-order search with local randomised "
+                            "restarts for cut puzzles (auto picks it for 30+ pieces, each once, covering the board)")
+    solve.add_argument("--time-limit", type=limits.positive_seconds,
+                       help="cut: give up after this many seconds (no proof)")
+    solve.add_argument("--band-heights", help="band: comma-separated band heights to try (default 3,4,5)")
+    solve.add_argument("--seed", type=limits.seed, default=0, help="band, cut: random seed")
+    solve.add_argument("--text", metavar="FILE", help="band: write the tiling as letters to FILE")
+
+    p = verbs.add_parser("generate", help="random-cut puzzles: cut a board into random pieces (a piece file)")
+    p.add_argument("--random-cut", required=True, metavar="WxH|BOARD", help="the board (or a mask file) to cut")
+    p.add_argument("--sizes", default="4-6", metavar="A-B", help="piece sizes in cells (default 4-6)")
+    p.add_argument("--seed", type=limits.seed, default=0, help="random seed of the cut")
+    p.add_argument("--text", required=True, metavar="PIECES.txt",
+                   help="piece file for --pieces; the cut itself goes to PIECES.txt.cut.json")
+    p.add_argument("--json", action="store_true", help="also print the pieces as JSON")
+    p.set_defaults(func=run_generate)

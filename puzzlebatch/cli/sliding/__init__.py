@@ -1,0 +1,1 @@
+"""The ``puzzlebatch sliding`` commands: argparse in, the family's API out."""

@@ -1,0 +1,1 @@
+"""The ``puzzlebatch snake`` commands: argparse in, the family's API out."""
