@@ -118,7 +118,7 @@ def main() -> None:
                                      cubes_ga.Operators(p_ruin=1.0, grow=True), seed)
             ext.append(res)
             docs.append(document_ga(dims, plain, seed, max_seconds=args.ga_cap))
-        ex, ex_med, _ = timed(lambda: rc.solve(fig, cubes, backend), 3)
+        ex, ex_med, _ = timed(lambda: rc.solve(fig, cubes, backend), 3)  # noqa: B023 (called here)
         ok = [r for r in ours if r.success]
         eok = [r for r in ext if r.success]
         dok = [d for d in docs if d[0]]

@@ -133,7 +133,7 @@ def bench_policy(backend, repeat, peer_units):
         sim = Playouts([p], backend)
         seeds = list(dict.fromkeys(p.source_seeds))
 
-        def run():
+        def run(sim=sim, seeds=seeds):
             games = sim.new_games(seeds)
             sim.run_policy(games, GREEDY_WEIGHTS, record=False)
             return games

@@ -234,7 +234,8 @@ def bench_heuristics(backend) -> list[dict]:
             times.append(time.perf_counter() - t0)
             nodes.append(r.nodes)
         rows.append({"heuristic": h, "empty_nodes": empty.nodes, "empty_ms": 1000 * t_empty,
-                     "levels_median_nodes": statistics.median(nodes), "levels_median_ms": 1000 * statistics.median(times)})
+                     "levels_median_nodes": statistics.median(nodes),
+                     "levels_median_ms": 1000 * statistics.median(times)})
         print(json.dumps(rows[-1]), flush=True)
     return rows
 

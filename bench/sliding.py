@@ -7,7 +7,8 @@ Parts (``--part``, default ``all``):
     Python + numpy; its ``search(board, "a*", heuristic=manhattan_distance)``) on the same boards: random 8-puzzles and
     an easy instance of Korf's 100.  Its own IDA* is not optimal (26 moves for the 24-move board
     ``4 1 5 2 0 7 6 3 8``, Manhattan; 27 for the 25-move ``8 0 1 2 7 6 5 3 4`` with its linear conflicts), so its
-    A* is the peer; the count of its IDA* answers that are too long is printed too.  Both must return optimal lengths (checked against the data file or our
+    A* is the peer; the count of its IDA* answers that are too long is printed too.  Both must return optimal
+    lengths (checked against the data file or our
     BFS table); the ratio of median times is printed.  The strongest public C++ solver the issue names cannot be
     fetched on this machine (no network beyond package registries), so it is not run here.
 ``bfs``
@@ -41,7 +42,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from puzzlebatch.puzzles.sliding.model import Board, read_instances  # noqa: E402
-from puzzlebatch.runners.sliding import solver as sliding
+from puzzlebatch.runners.sliding import solver as sliding  # noqa: E402
 from puzzlebatch.runners.sliding import pdb as sliding_pdb  # noqa: E402
 from puzzlebatch.runners.engine.backend import select_backend  # noqa: E402
 
@@ -130,7 +131,8 @@ def part_bfs(cpu) -> dict:
         t0 = time.perf_counter()
         r, _ = sliding.bfs(rows, cols, "blank-last", cpu)
         out[f"{rows}x{cols}"] = {"states": r.states, "max_depth": r.max_depth, "seconds": time.perf_counter() - t0}
-        print(f"bfs {rows}x{cols}: {r.states:,} states, max depth {r.max_depth}, {out[f'{rows}x{cols}']['seconds']:.2f} s")
+        seconds = out[f'{rows}x{cols}']['seconds']
+        print(f"bfs {rows}x{cols}: {r.states:,} states, max depth {r.max_depth}, {seconds:.2f} s")
     return out
 
 
