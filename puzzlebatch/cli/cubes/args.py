@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import numpy as np
 
 from puzzlebatch.cli.options import add_backend_argument
 
@@ -16,30 +15,17 @@ def cube_inputs(args):
 
 
 def layers_text(assembly: list[dict]) -> str:
-    """Cube numbers layer by layer (z = 0 first), y growing downwards; ``.`` for a cell outside the figure."""
-    cells = np.array([a["cell"] for a in assembly])
-    dims = cells.max(axis=0) + 1
-    grid = np.full((dims[2], dims[1], dims[0]), ".", dtype=object)
-    for a in assembly:
-        x, y, z = a["cell"]
-        grid[z, y, x] = str(a["cube"])
-    blocks = []
-    for z in range(dims[2]):
-        rows = [" ".join(f"{v:>2}" for v in grid[z, y]) for y in range(dims[1])]
-        blocks.append([f"z={z}".ljust(len(rows[0]))] + rows)
-    return "\n".join("   ".join(block[i] for block in blocks) for i in range(dims[1] + 1))
+    """The assembly layer by layer (:func:`puzzlebatch.runners.cubes.records.layers_text`, imported when used)."""
+    from puzzlebatch.runners.cubes import records
+
+    return records.layers_text(assembly)
 
 
 def assembly_lines(assembly: list[dict]) -> list[str]:
-    from puzzlebatch.puzzles.cubes.model import FACE_NAMES
+    """One line a cube (:func:`puzzlebatch.runners.cubes.records.assembly_lines`, imported when used)."""
+    from puzzlebatch.runners.cubes import records
 
-    head = "cell       cube  rot  faces " + " ".join(f"{n:>3}" for n in FACE_NAMES)
-    lines = [head]
-    for a in assembly:
-        x, y, z = a["cell"]
-        lines.append(f"({x},{y},{z})    {a['cube']:>4}  {a['rotation']:>3}  {'':6}"
-                     + " ".join(f"{v:>3d}" for v in a["faces"]))
-    return lines
+    return records.assembly_lines(assembly)
 
 
 def add_common(p) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 
-import numpy as np
 
 from puzzlebatch import limits as L
 from puzzlebatch.errors import PuzzleInputError
@@ -22,19 +21,6 @@ def _chain_and_box(args) -> tuple[Chain, Box]:
     return chain, box
 
 
-def _layers_text(cells: list[list[int]], box: Box) -> str:
-    """The folding layer by layer: cube numbers (1-based) on each z layer, y growing downwards."""
-    grid = np.zeros((box.c, box.b, box.a), dtype=int)
-    for k, (x, y, z) in enumerate(cells):
-        grid[z, y, x] = k + 1
-    width = len(str(len(cells)))
-    blocks = []
-    for z in range(box.c):
-        rows = [" ".join(f"{v:>{width}d}" for v in grid[z, y]) for y in range(box.b)]
-        blocks.append([f"z={z}".ljust(len(rows[0]))] + rows)
-    return "\n".join("   ".join(block[i] for block in blocks) for i in range(box.b + 1))
-
-
 # -- solve -------------------------------------------------------------------------------------------------------
 def run_solve(args) -> int:
     from puzzlebatch.api import snake
@@ -49,7 +35,9 @@ def run_solve(args) -> int:
     elif result.solved:
         chain, box = snake.problem_of(args.chain, args.box)
         print(f"chain {chain.letters} ({chain.length} cubes) folds into {box}:")
-        print(_layers_text(result.cells, box))
+        from puzzlebatch.runners.snake.records import layers_text
+
+        print(layers_text(result.cells, box))
         print("cells of cube 1..N (x, y, z): " + " ".join(f"({x},{y},{z})" for x, y, z in result.cells))
         print(f"{result.nodes} nodes in {result.seconds:.3f} s on {result.backend} ({result.device})")
         if result.picture:
