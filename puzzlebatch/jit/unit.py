@@ -192,10 +192,15 @@ _units_lock = threading.Lock()
 
 def unit(label: str, target: Target, rules: Iterable[ModuleType] = (), templates: Iterable[ModuleType] = (), *,
          inline: bool = True, aliases: dict[str, str] | None = None) -> Unit:
-    """The :class:`Unit` for these modules and target, built once per process."""
+    """The :class:`Unit` for these modules and target, built once per process for the same code.
+
+    The process's table of units is keyed by the code the unit compiles (its modules' loaded fingerprint, under
+    a millisecond), never by module names alone: a module reloaded with other code (a notebook's edited rules) gets
+    a unit of its own."""
     rules, templates = tuple(rules), tuple(templates)
     key = (label, target, tuple(m.__name__ for m in rules), tuple(m.__name__ for m in templates), inline,
-           tuple(sorted((aliases or {}).items())), os.environ.get("NUMBA_ENABLE_CUDASIM", "0"))
+           tuple(sorted((aliases or {}).items())), os.environ.get("NUMBA_ENABLE_CUDASIM", "0"),
+           cache.loaded_fingerprint(rules + templates))
     with _units_lock:
         u = _units.get(key)
         if u is None:
