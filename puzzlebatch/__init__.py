@@ -5,7 +5,7 @@ The public Python API, loaded on first use (``import puzzlebatch`` itself stays 
     import puzzlebatch as pb
 
     pb.snake.count("3,2,3,2,3", box="3x3x1").embeddings
-    pb.cubes.count("2x2x2").assemblies
+    pb.cubes.count("2x2x1").assemblies
     pb.polyomino.count("6x10", "pentominoes").distinct
     pb.sliding.solve("1 2 3 4 5 6 0 7 8").moves
     pb.hextris.score("1", "solutions.json").scores
