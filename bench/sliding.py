@@ -16,11 +16,18 @@ Parts (``--part``, default ``all``):
 ``korf100``
     Korf's 100 fifteen-puzzle instances with the 6-6-3 databases (mirrored lookup), all at once on the CPU
     backend: total time including loading the databases (not building them), nodes, every length checked.
+    ``--compress 0,1`` runs the full tables and the tables compressed by minimum over pairs side by side.
     Marked slow: about 10 s here once the databases exist (building them takes about a minute, once).
 
 ``korf24``
     The easiest instances (shortest published optima) of Korf & Felner's 50 twenty-four-puzzles, one at a time,
-    with the 5-5-5-5-4 databases (``--partition24``); very slow, only run when asked.
+    with the 6-6-6-6 databases and their reflection (``--partition24``; built first only with ``--build``): each
+    instance's length against the published one, nodes, seconds and nodes per second; ``--korf24-max-nodes``
+    bounds each.  Hours; only run when asked.
+``build``
+    Build a partition's databases (``--build-partition``, ``--build-size``; default the 5x5's 6-6-6-6, about an
+    hour on 2 cores) into ``--cache-dir``: the estimate printed first, then the measured time, peak resident
+    memory and bytes on disk.  Only run when asked.
 
 Prints a table and one JSON line.  Run: ``PYTHONPATH=. python bench/sliding.py [--part ...]``
 (install the peer with ``pip install --no-deps slidingpuzzle==0.1.5``: it pins an old numpy it does not need).
@@ -30,7 +37,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
+import resource
 import statistics
 import sys
 import time
@@ -136,7 +145,7 @@ def part_bfs(cpu) -> dict:
     return out
 
 
-def part_korf100(cpu, partition: str, cache: Path | None) -> dict:
+def part_korf100(cpu, partition: str, cache: Path | None, compress: int = 0) -> dict:
     folder = sliding_pdb.cache_dir(cache)
     t0 = time.perf_counter()
     missing = sliding_pdb.missing(4, 4, partition, folder)
@@ -147,22 +156,24 @@ def part_korf100(cpu, partition: str, cache: Path | None) -> dict:
     korf = read_instances(DATA / "korf100.txt")
     boards = [b for b, _ in korf]
     # compile on a solved board first: the timing below is loading + searching
-    warm = sliding_pdb.load(4, 4, partition, folder)
+    warm = sliding_pdb.load(4, 4, partition, folder).compressed(compress)
     sliding.solve_batch([Board(4, 4, tuple(range(16)))], "blank-first", "pdb", cpu, pdbs=warm)
     t0 = time.perf_counter()
-    pdbs = sliding_pdb.load(4, 4, partition, folder)
+    pdbs = sliding_pdb.load(4, 4, partition, folder).compressed(compress)
+    pdbs.kernel_arrays()  # the compressed tables are made here: counted as loading
     t_load = time.perf_counter() - t0
     results = sliding.solve_batch(boards, "blank-first", "pdb", cpu, pdbs=pdbs)
     total = time.perf_counter() - t0
     wrong = [i + 1 for i, (r, (_, n)) in enumerate(zip(results, korf)) if r.length != n]
     nodes = [r.nodes for r in results]
     info = pdbs.info()
-    out = {"partition": partition, "total_seconds_incl_load": total, "load_seconds": t_load,
+    out = {"partition": partition, "compress": compress, "total_seconds_incl_load": total, "load_seconds": t_load,
            "solved": len(results) - len(wrong), "wrong": wrong, "nodes_total": int(sum(nodes)),
            "nodes_mean": float(np.mean(nodes)), "nodes_max": int(max(nodes)), "build_seconds_this_run": build_s,
            "databases": [{k: p[k] for k in ("tiles", "entries", "bytes", "build_seconds", "build_backend")}
                          for p in info]}
-    print(f"Korf 100 with {partition}: {out['solved']}/100 optimal, {total:.2f} s including {t_load:.3f} s loading; "
+    print(f"Korf 100 with {partition}" + (f" compressed by 2**{compress}" if compress else "") + f": "
+          f"{out['solved']}/100 optimal, {total:.2f} s including {t_load:.3f} s loading; "
           f"{out['nodes_total']:,} nodes (mean {out['nodes_mean']:,.0f})")
     for p in out["databases"]:
         print(f"  tiles {p['tiles']}: {p['entries']:,} entries, {p['bytes'] / 1e6:.1f} MB, built in "
@@ -170,9 +181,38 @@ def part_korf100(cpu, partition: str, cache: Path | None) -> dict:
     return out
 
 
-def part_korf24(cpu, partition: str, cache: Path | None, count: int) -> dict:
-    """The ``count`` instances of korf24_50.txt with the shortest optimal solutions, one batch (slow)."""
+def part_build(cpu, partition: str, size: str, cache: Path | None) -> dict:
+    """Build ``partition``'s missing tables for ``size`` (resuming partial ones); time, peak memory, disk."""
+    rows, cols = (int(v) for v in size.lower().split("x"))
     folder = sliding_pdb.cache_dir(cache)
+    name, pats = sliding_pdb.partition(rows, cols, partition)
+    todo = sliding_pdb.missing(rows, cols, name, folder)
+    est = sliding_pdb.estimate(rows, cols, todo)
+    print(f"build {name} {size}: {len(todo)} of {len(pats)} tables to build in {folder}; estimate: {est.text()}",
+          flush=True)
+    t0 = time.perf_counter()
+
+    def layer(p, depth, size_, seconds):
+        print(f"  pattern {','.join(map(str, p))}: layer {depth}, {size_:,} new, {seconds:.0f} s", flush=True)
+
+    pdbs = sliding_pdb.ensure(rows, cols, name, cpu, folder, progress=layer)
+    seconds = time.perf_counter() - t0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    disk = sum(f.stat().st_size for f in pdbs.files)
+    print(f"built {name} {size} in {seconds:.0f} s (estimate {est.seconds:.0f} s), peak resident "
+          f"{peak / 2**30:.2f} GiB, {disk / 2**20:.0f} MiB on disk")
+    return {"partition": name, "size": size, "built": len(todo), "seconds": seconds, "estimate_seconds": est.seconds,
+            "peak_rss_bytes": peak, "disk_bytes": disk}
+
+
+def part_korf24(cpu, partition: str, cache: Path | None, count: int, build: bool = False,
+                max_nodes: int | None = None) -> dict:
+    """The ``count`` instances of korf24_50.txt with the shortest optimal solutions, one at a time (slow)."""
+    folder = sliding_pdb.cache_dir(cache)
+    absent = sliding_pdb.missing(5, 5, partition, folder)
+    if absent and not build:
+        raise SystemExit(f"korf24: the {partition} databases are not built in {folder} "
+                         f"({sliding_pdb.estimate(5, 5, absent).text()}); run --part build first, or add --build")
     sliding_pdb.ensure(5, 5, partition, cpu, folder)
     korf = read_instances(DATA / "korf24_50.txt")
     order = sorted(range(len(korf)), key=lambda i: (korf[i][1], i))[:count]
@@ -182,11 +222,17 @@ def part_korf24(cpu, partition: str, cache: Path | None, count: int) -> dict:
     t0 = time.perf_counter()
     for i in order:  # one at a time: per-instance times (each uses one core)
         b, known = korf[i]
-        r = sliding.solve(b, "blank-first", "pdb", cpu, pdbs=pdbs)
-        row = {"instance": i + 1, "length": r.length, "published": known, "nodes": r.nodes, "seconds": r.seconds}
+        try:
+            r = sliding.solve(b, "blank-first", "pdb", cpu, pdbs=pdbs, max_nodes=max_nodes)
+        except sliding.NodeLimit:
+            out["instances"].append({"instance": i + 1, "published": known, "solved": False, "nodes": max_nodes})
+            print(f"korf24 #{i + 1}: not solved within {max_nodes:,} nodes (published {known})", flush=True)
+            continue
+        row = {"instance": i + 1, "length": r.length, "published": known, "nodes": r.nodes, "seconds": r.seconds,
+               "nodes_per_second": r.nodes / max(r.seconds, 1e-9), "solved": True}
         out["instances"].append(row)
-        print(f"korf24 #{i + 1}: {r.length} moves (published {known}), {r.nodes:,} nodes, {r.seconds:.1f} s",
-              flush=True)
+        print(f"korf24 #{i + 1}: {r.length} moves (published {known}), {r.nodes:,} nodes, {r.seconds:.1f} s, "
+              f"{row['nodes_per_second']:,.0f} nodes/s", flush=True)
         assert r.length == known
     out["total_seconds"] = time.perf_counter() - t0
     return out
@@ -194,26 +240,38 @@ def part_korf24(cpu, partition: str, cache: Path | None, count: int) -> dict:
 
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--part", choices=["all", "peer", "bfs", "korf100", "korf24"], default="all",
-                    help="all = peer, bfs and korf100; korf24 (slow) only when asked")
-    ap.add_argument("--korf24-count", type=int, default=5)
-    ap.add_argument("--partition24", default="5-5-5-5-4")
+    ap.add_argument("--part", choices=["all", "peer", "bfs", "korf100", "korf24", "build"], default="all",
+                    help="all = peer, bfs and korf100; korf24 and build (hours) only when asked")
+    ap.add_argument("--korf24-count", type=int, default=10)
+    ap.add_argument("--korf24-max-nodes", type=int, help="give up on an instance after this many nodes")
+    ap.add_argument("--partition24", default="6-6-6-6")
+    ap.add_argument("--build", action="store_true", help="korf24: build missing databases first")
+    ap.add_argument("--build-partition", default="6-6-6-6")
+    ap.add_argument("--build-size", default="5x5")
     ap.add_argument("--n8", type=int, default=20, help="random 8-puzzles for the peer comparison")
     ap.add_argument("--korf", default="55", help="1-based Korf instances for the peer comparison ('' for none)")
     ap.add_argument("--partition", default="6-6-3")
+    ap.add_argument("--compress", default="0", help="korf100: table compressions to run side by side, e.g. 0,1 "
+                    "(entries merged by 2**c, the least kept)")
     ap.add_argument("--cache-dir")
     args = ap.parse_args()
     cpu = select_backend("cpu")
-    doc = {"machine": cpu.device, "numba_threads": __import__("numba").get_num_threads()}
+    doc = {"machine": cpu.device, "numba_threads": __import__("numba").get_num_threads(),
+           "load_before": os.getloadavg()}
     if args.part in ("all", "bfs"):
         doc["bfs"] = part_bfs(cpu)
     if args.part in ("all", "peer"):
         ids = [int(x) - 1 for x in args.korf.split(",") if x.strip()]
         doc["peer"] = part_peer(cpu, args.n8, ids)
     if args.part in ("all", "korf100"):
-        doc["korf100"] = part_korf100(cpu, args.partition, args.cache_dir)
+        doc["korf100"] = [part_korf100(cpu, args.partition, args.cache_dir, int(c))
+                          for c in args.compress.split(",")]
     if args.part == "korf24":
-        doc["korf24"] = part_korf24(cpu, args.partition24, args.cache_dir, args.korf24_count)
+        doc["korf24"] = part_korf24(cpu, args.partition24, args.cache_dir, args.korf24_count, args.build,
+                                    args.korf24_max_nodes)
+    if args.part == "build":
+        doc["build"] = part_build(cpu, args.build_partition, args.build_size, args.cache_dir)
+    doc["load_after"] = os.getloadavg()
     print(json.dumps(doc))
     return 0
 

@@ -18,7 +18,11 @@ VOLATILE = {"command", "schema_version", "compile_seconds", "seconds", "h2d_byte
 
 @pytest.fixture(autouse=True)
 def _cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("PUZZLEBATCH_CACHE", str(tmp_path / "cache"))
+    """Pattern databases in a folder of the test's own (the compiled code stays in the usual cache)."""
+    from puzzlebatch.runners.sliding import pdb as sliding_pdb
+
+    real = sliding_pdb.cache_dir
+    monkeypatch.setattr(sliding_pdb, "cache_dir", lambda override=None: real(override or tmp_path / "cache"))
 
 
 def cli_json(capsys, *argv) -> tuple[int, dict]:
@@ -259,7 +263,8 @@ def test_build_pdb_is_the_command_lines_document_and_resumes(tmp_path, capsys, m
     monkeypatch.setattr(sliding_pdb, "build_pattern", real)
     said = []
     r = pb.sliding.build_pdb("4-4", size="3x3", backend="cpu", cache_dir=folder, say=said.append)
-    assert r.complete and len(r.built) == 2 and r.partial == [] and said[0].startswith("resuming 3x3 pattern")
+    assert r.complete and len(r.built) == 2 and r.partial == [] and said[1].startswith("resuming 3x3 pattern")
+    assert said[0].startswith("partition 4-4 for 3x3: 2 tables, 6,048 entries") and "(estimated)" in said[0]
     assert all(p["entries"] == 3024 for p in r.patterns)
     fresh = pb.sliding.build_pdb("4-4", size="3x3", backend="cpu", cache_dir=tmp_path / "fresh", say=lambda m: None)
     tables = [sliding_pdb.load(3, 3, "4-4", d).tables for d in (folder, tmp_path / "fresh")]

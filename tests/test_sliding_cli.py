@@ -1,6 +1,7 @@
 """``puzzlebatch sliding``: JSON contracts, answers for unsolvable boards, one-line errors, stores, resume."""
 
 import json
+import re
 
 import h5py
 import pytest
@@ -19,7 +20,11 @@ def run_cli(capsys, *args):
 
 @pytest.fixture(autouse=True)
 def _cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("PUZZLEBATCH_CACHE", str(tmp_path / "cache"))
+    """Pattern databases in a folder of the test's own (the compiled code stays in the usual cache)."""
+    from puzzlebatch.runners.sliding import pdb as sliding_pdb
+
+    real = sliding_pdb.cache_dir
+    monkeypatch.setattr(sliding_pdb, "cache_dir", lambda override=None: real(override or tmp_path / "cache"))
 
 
 def test_solve_json_contract_and_picture(tmp_path, capsys):
@@ -151,3 +156,120 @@ def test_one_board_with_out_is_stored(capsys, tmp_path):
         moves = [int(m) for m in str(rows["moves"][0].decode() if isinstance(rows["moves"][0], bytes)
                                      else rows["moves"][0]).split()]
     assert replay(Board(2, 3, (1, 2, 3, 4, 0, 5)), moves)[-1] == goal_board(2, 3)  # the stored moves solve it
+
+
+# -- what a new user meets first -----------------------------------------------------------------------------------
+
+def _korf24_first():
+    from puzzlebatch.puzzles.sliding.model import read_instances
+    from tests.test_sliding_model import DATA
+
+    board, length = read_instances(DATA / "korf24_50.txt")[0]
+    return board.text(), length
+
+
+def test_a_5x5_board_near_the_goal_is_solved_at_once_without_building(tmp_path, capsys):
+    board = " ".join(map(str, [*range(1, 22), 0, 22, 23, 24]))  # three moves from the goal (blank last)
+    code, out, err = run_cli(capsys, "sliding", "solve", board, "--json", "--backend", "cpu")
+    doc = json.loads(out)
+    assert code == 0 and doc["length"] == 3 and doc["heuristic"] == "linear-conflict"  # Manhattan says >= 3
+    assert not (tmp_path / "cache").exists() and "building" not in err
+    code, out, _ = run_cli(capsys, "sliding", "replay", board, " ".join(map(str, doc["moves"])), "--json")
+    assert json.loads(out)["solved"]
+
+
+def test_a_database_build_of_gigabytes_asks_for_build_first(tmp_path, capsys):
+    """The 24-puzzle's 6-6-6-6 tables: one line with the estimate and the command, exit 2, nothing built."""
+    board, _ = _korf24_first()
+    code, out, err = run_cli(capsys, "sliding", "solve", board, "--goal", "blank-first", "--backend", "cpu")
+    lines = err.strip().splitlines()
+    assert code == 2 and out == "" and len(lines) == 1, err
+    for word in ("6-6-6-6", "not built", "GiB of memory", "min to build", "sliding pdb build 6-6-6-6 --size 5x5",
+                 "--build"):
+        assert word in lines[0]
+    assert not any((tmp_path / "cache").glob("*")) if (tmp_path / "cache").exists() else True
+
+
+def test_build_builds_what_the_estimate_calls_large(tmp_path, capsys, monkeypatch):
+    from puzzlebatch.runners.sliding import pdb as sliding_pdb
+
+    monkeypatch.setattr(sliding_pdb, "ASK_BUILD_BYTES", 1000)  # the 3x3's 4-4 tables (6,048 bytes) count as large
+    argv = ["sliding", "solve", DOCUMENT_HARD, "--heuristic", "pdb", "--partition", "4-4", "--backend", "cpu"]
+    code, _, err = run_cli(capsys, *argv)
+    assert code == 2 and "add --build" in err and not (tmp_path / "cache").exists()
+    code, out, err = run_cli(capsys, *argv, "--build", "--json")
+    assert code == 0 and json.loads(out)["length"] == 31 and "building 2 tables, 6,048 entries" in err
+
+
+def test_a_search_without_databases_is_bounded(capsys):
+    from puzzlebatch.runners.sliding.solver import DEFAULT_LARGE_MAX_NODES, default_max_nodes
+
+    assert default_max_nodes(6, 6, "linear-conflict") == default_max_nodes(5, 5, "manhattan") \
+        == DEFAULT_LARGE_MAX_NODES
+    assert default_max_nodes(4, 4, "manhattan") is None and default_max_nodes(5, 5, "pdb") is None
+    board, _ = _korf24_first()  # 95 moves: far out of reach of 20,000 nodes
+    code, out, err = run_cli(capsys, "sliding", "solve", board, "--goal", "blank-first", "--heuristic",
+                             "linear-conflict", "--max-nodes", "20000", "--backend", "cpu")
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "within 20,000 nodes" in err and "--max-nodes" in err
+    six = " ".join(map(str, [*range(1, 31), 0, 31, 32, 33, 34, 35]))  # 6x6, five moves from the goal
+    code, out, err = run_cli(capsys, "sliding", "solve", six, "--max-nodes", "100000", "--json", "--backend", "cpu")
+    assert code == 0 and json.loads(out)["length"] == 5
+
+
+def test_instance_file_over_the_limit_is_one_line(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("PUZZLEBATCH_MAX_INSTANCES", "3")
+    inst = tmp_path / "many.txt"
+    inst.write_text("# four boards\n" + "1 2 3 4 5 6 7 0 8\n" * 4)
+    code, out, err = run_cli(capsys, "sliding", "solve", "--file", str(inst), "--backend", "cpu")
+    assert code == 2 and out == "" and f"{inst}:5: 4 instances is over the limit of 3" in err
+    assert "PUZZLEBATCH_MAX_INSTANCES" in err and len(err.strip().splitlines()) == 1
+
+
+def test_boards_of_a_file_show_their_nodes_not_a_shared_time(tmp_path, capsys):
+    """The boards of a batch run together: the text gives each its nodes, the batch its time; the JSON shares
+    the batch's time out in proportion to the nodes."""
+    dist = sliding_oracle.distances(3, 3, "blank-last")
+    picked = [next(s for s, d in sorted(dist.items()) if d == want) for want in (1, 20, 31)]
+    inst = tmp_path / "three.txt"
+    inst.write_text("".join(" ".join(map(str, s)) + f" {dist[s]}\n" for s in picked))
+    common = ["sliding", "solve", "--file", str(inst), "--backend", "cpu", "--out", str(tmp_path / "s.h5")]
+    code, out, _ = run_cli(capsys, *common)
+    board_lines = [line for line in out.splitlines() if line.startswith("  blank:")]
+    assert code == 0 and len(board_lines) == 3 and not any(" s, " in line for line in board_lines)
+    assert ": 1 move (optimal)" in out and "; 1 node, " in out and not re.search(r"\b1 (moves|nodes)", out)
+    code, out, _ = run_cli(capsys, *common, "--json")
+    doc = json.loads(out)
+    secs, nodes = [d["seconds"] for d in doc["results"]], [d["nodes"] for d in doc["results"]]
+    assert len(set(nodes)) == 3 and len(set(secs)) == 3 and sum(secs) <= doc["seconds"] + 1e-9
+    assert sorted(range(3), key=secs.__getitem__) == sorted(range(3), key=nodes.__getitem__)
+
+
+def test_replay_says_1_move(capsys):
+    code, out, _ = run_cli(capsys, "sliding", "replay", "1 2 3 4 5 6 7 0 8", "8")
+    assert code == 0 and "1 move; solved" in out
+
+
+def test_a_bfs_stopped_by_ctrl_c_resumes_from_its_last_layer(tmp_path, capsys, monkeypatch):
+    """Ctrl-C before the first timed checkpoint (the default: a minute): the search resumes from its last whole
+    layer, not from nothing."""
+    from puzzlebatch.runners.sliding import solver
+
+    whole = sliding_oracle.depth_histogram(sliding_oracle.distances(2, 4, "blank-last"))
+    real = solver.bfs_run
+
+    def stopped(state, backend, *, on_layer=None, **kw):
+        def layer(st):
+            on_layer(st)
+            if st.depth == 12:
+                raise KeyboardInterrupt
+        return real(state, backend, on_layer=layer, **kw)
+
+    monkeypatch.setattr(solver, "bfs_run", stopped)
+    argv = ["sliding", "bfs", "2x4", "--backend", "cpu", "--out", str(tmp_path / "b.h5")]
+    assert main(argv) == 130
+    monkeypatch.setattr(solver, "bfs_run", real)
+    capsys.readouterr()
+    code, out, _ = run_cli(capsys, *argv, "--resume", "--max-layers", "2", "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["max_depth"] == 14 and doc["states"] == sum(whole[:15])
+    assert doc["depth_counts"] == whole[:15]

@@ -72,6 +72,16 @@ def test_ida_batch_is_bit_identical(heuristic, cpu, gpu, tmp_path):
             assert replay(board, r.moves)[-1] == goal_board(3, 3) and len(r.moves) == r.length
 
 
+def test_compressed_databases_are_bit_identical(cpu, gpu, tmp_path):
+    pdbs = sliding_pdb.ensure(3, 3, "4-4", cpu, tmp_path).compressed(1)
+    boards = [parse_board(t) for t in ("4 1 3 7 2 6 0 5 8", "2 3 6 1 5 0 4 7 8", "8 6 7 2 5 4 3 0 1")]
+    runs = {b.name: sliding.solve_batch(boards, "blank-last", "pdb", b, pdbs=pdbs) for b in (cpu, gpu)}
+    assert [r.backend for r in runs["cudasim"]] == ["cudasim"] * 3 and runs["cpu"][2].length == 31
+    for a, b in zip(runs["cpu"], runs["cudasim"]):
+        assert (a.length, a.moves, a.nodes, a.iterations, a.initial_h) == \
+               (b.length, b.moves, b.nodes, b.iterations, b.initial_h)
+
+
 def test_ida_batch_on_a_15_puzzle_board(cpu, gpu):
     board = Board(4, 4, (1, 2, 3, 0, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15))
     a, b = (sliding.solve(board, "blank-first", "linear-conflict", x) for x in (cpu, gpu))

@@ -178,3 +178,24 @@ def test_korf_100_with_6_6_3(cpu, tmp_path):
     instances = read_instances(DATA / "korf100.txt")
     results = sliding.solve_batch([b for b, _ in instances], "blank-first", "pdb", cpu, pdbs=pdbs)
     assert [r.length for r in results] == [n for _, n in instances]
+
+
+@pytest.mark.parametrize("shift", [1, 2])
+def test_compressed_databases_stay_optimal_and_admissible(shift, oracle_3x3, cpu, tmp_path):
+    """Tables compressed by minimum (entry i the least of 2**shift entries): every length still the BFS
+    oracle's, the start heuristic never above the full tables', and no fewer nodes."""
+    full = sliding_pdb.ensure(3, 3, "4-4", cpu, tmp_path)
+    small = full.compressed(shift)
+    assert len(small.kernel_arrays()[0]) == sum(-(-len(t) // 2 ** shift) for t in full.tables)
+    assert small.kernel_arrays()[6] == 1 | (shift << 1)
+    dist = oracle_3x3["blank-first"]
+    rng = random.Random(5)
+    states = rng.sample(sorted(s for s, d in dist.items() if d != math.inf), 30)
+    boards = [Board(3, 3, s) for s in states]
+    exact = sliding.solve_batch(boards, "blank-first", "pdb", cpu, pdbs=full)
+    loose = sliding.solve_batch(boards, "blank-first", "pdb", cpu, pdbs=small)
+    for b, a, c in zip(boards, exact, loose):
+        assert c.length == a.length == dist[b.tiles] and c.initial_h <= a.initial_h
+        assert replay(b, c.moves)[-1] == goal_board(3, 3, "blank-first")
+    assert sum(c.nodes for c in loose) >= sum(a.nodes for a in exact)
+    assert sum(c.initial_h for c in loose) < sum(a.initial_h for a in exact)  # the compression does lose

@@ -23,7 +23,6 @@ import dataclasses
 import hashlib
 import math
 import sys
-import time
 from pathlib import Path
 from typing import Any, Callable, ClassVar, Sequence
 
@@ -346,15 +345,47 @@ def _check_png(png) -> None:
                                f"{Path(png).suffix or '(none)'!r}, use .png or .svg")
 
 
-def _databases(rows: int, cols: int, heuristic: str, partition: str | None, cache_dir, backend: Backend, say):
-    """The pattern databases of heuristic ``pdb`` (built first when missing, after saying so), and their folder."""
+def _missing_tables(rows: int, cols: int, heuristic: str, partition: str | None, cache_dir) -> list:
+    """The patterns of heuristic ``pdb`` whose tables are not built yet (none for another heuristic)."""
+    if heuristic != "pdb":
+        return []
+    from puzzlebatch.runners.sliding import pdb as sliding_pdb
+
+    return sliding_pdb.missing(rows, cols, partition, sliding_pdb.cache_dir(cache_dir))
+
+
+def _databases(rows: int, cols: int, heuristic: str, partition: str | None, cache_dir, backend: Backend, say,
+               build: bool = False):
+    """The pattern databases of heuristic ``pdb`` (built first when missing, after saying so), and their folder.
+
+    Tables that would take long or much disk to build are built only with ``build``: without it, a one-line
+    error gives the estimate and the command that builds them."""
     if heuristic != "pdb":
         return None, None
     from puzzlebatch.runners.sliding import pdb as sliding_pdb
 
     folder = sliding_pdb.cache_dir(cache_dir)
-    sliding_pdb.partition(rows, cols, partition)  # one-line error for an unknown partition
-    return sliding_pdb.ensure(rows, cols, partition, backend, folder, say=say or _say), folder
+    name, _ = sliding_pdb.partition(rows, cols, partition)  # one-line error for an unknown partition
+    absent = sliding_pdb.missing(rows, cols, name, folder)
+    if absent:
+        cost = sliding_pdb.estimate(rows, cols, absent)
+        if cost.large and not build:
+            where = f" --cache-dir {folder}" if cache_dir else ""
+            raise PuzzleInputError(f"pattern databases {name} for {rows}x{cols} are not built in {folder} "
+                                   f"({cost.text()}): build them once with `puzzlebatch sliding pdb build {name} "
+                                   f"--size {rows}x{cols}{where}`, or add --build")
+        (say or _say)(f"pattern databases {name} for {rows}x{cols}: building {cost.text()}")
+    return sliding_pdb.ensure(rows, cols, name, backend, folder, say=say or _say), folder
+
+
+#: nodes of the first, quick try of a board whose pattern databases are not built (linear conflicts)
+QUICK_NODES = 2_000_000
+
+
+def _check_max_nodes(max_nodes) -> int | None:
+    if max_nodes is not None and int(max_nodes) < 1:
+        raise PuzzleInputError(f"--max-nodes {max_nodes}: must be at least 1")
+    return None if max_nodes is None else int(max_nodes)
 
 
 def _answer(r) -> dict:
@@ -379,7 +410,7 @@ def solve(tiles: str | Sequence | Board, *, size: str | Sequence[int] | None = N
           heuristic: str = "auto", partition: str | None = None, cache_dir: str | Path | None = None,
           backend: str | Backend = "auto", max_len: int = DEFAULT_MAX_LEN, out: str | Path | None = None,
           png: str | Path | None = None, say: Callable[[str], None] | None = None,
-          options: RunOptions | None = None) -> SlidingSolution:
+          options: RunOptions | None = None, build: bool = False, max_nodes: int | None = None) -> SlidingSolution:
     """An optimal solution of one board (IDA*), or the proof by parity that it has none.
 
     Parameters
@@ -392,12 +423,13 @@ def solve(tiles: str | Sequence | Board, *, size: str | Sequence[int] | None = N
         ``"blank-last"`` (``1 .. n-1`` then the blank) or ``"blank-first"`` (Korf's).
     heuristic
         ``"auto"`` (pattern databases for 4x4 and 5x5, linear conflicts otherwise), ``"manhattan"``,
-        ``"linear-conflict"`` or ``"pdb"``.
+        ``"linear-conflict"`` or ``"pdb"``.  With ``"auto"`` and tables not built yet, a short search with
+        linear conflicts comes first: a board close to the goal is solved at once, without building anything.
     partition
         The pattern databases' partition (``"6-6-3"``, ``"7-8"``, ...; default: the size's); missing tables are
-        built first (once; they are kept in ``cache_dir``).
+        built first (once; they are kept in ``cache_dir``), large ones only with ``build``.
     cache_dir
-        The folder of the pattern databases (default ``$PUZZLEBATCH_CACHE`` or the puzzlebatch cache folder).
+        The folder of the pattern databases (default: the puzzlebatch cache folder, ``$PUZZLEBATCH_CACHE_DIR``).
     backend
         ``"auto"``, ``"cpu"`` or ``"cuda"``.
     max_len
@@ -410,6 +442,12 @@ def solve(tiles: str | Sequence | Board, *, size: str | Sequence[int] | None = N
         Where news goes (a pattern database being built); default: a line on stderr.
     options
         The run's options (the command line's); ``out`` above overrides its file.
+    build
+        Build missing pattern databases even when that takes long (the 5x5's 6-6-6-6, the 4x4's 7-8);
+        without it such a request is an error giving the estimate.
+    max_nodes
+        Give up (an error) after this many IDA* nodes; default: no limit up to 4x4 or with pattern databases,
+        a hundred million for larger boards.
 
     Returns
     -------
@@ -419,8 +457,8 @@ def solve(tiles: str | Sequence | Board, *, size: str | Sequence[int] | None = N
     Raises
     ------
     PuzzleInputError
-        A malformed board, size, goal, heuristic, partition, ``max_len`` or picture suffix, or no solution
-        within ``max_len`` moves.
+        A malformed board, size, goal, heuristic, partition, ``max_len`` or picture suffix, large pattern
+        databases not built (without ``build``), or no solution within ``max_len`` moves or ``max_nodes`` nodes.
     """
     from puzzlebatch.runners.sliding import solver as sliding
     from puzzlebatch.transfers import transfers_of
@@ -428,18 +466,34 @@ def solve(tiles: str | Sequence | Board, *, size: str | Sequence[int] | None = N
     board = board_of(tiles, size, "TILES")
     goal = _check_goal(goal)
     _check_png(png)
+    requested = heuristic
     heuristic = _heuristic(heuristic, board.rows, board.cols)
     be = backend_of(backend)
     max_len = _check_max_len(max_len, be)
+    max_nodes = _check_max_nodes(max_nodes)
     opts = dataclasses.replace(options_of(options, backend, out=out), resume=False)  # one board never resumes
     ok, _ = solvability(board, goal_board(board.rows, board.cols, goal))
-    pdbs, _ = _databases(board.rows, board.cols, heuristic, partition, cache_dir, be, say) if ok else (None, None)
+    quick = kernels = None
+    if ok and requested == "auto" and _missing_tables(board.rows, board.cols, heuristic, partition, cache_dir):
+        kernels = sliding.drivers(be)  # a board close to the goal needs no database
+        try:
+            quick = sliding.solve(board, goal, "linear-conflict", be, max_len=max_len, kernels=kernels,
+                                  max_nodes=min(QUICK_NODES, max_nodes or QUICK_NODES))
+            heuristic = "linear-conflict"
+        except sliding.NodeLimit:
+            pass
+    pdbs = None
+    if ok and quick is None:
+        pdbs, _ = _databases(board.rows, board.cols, heuristic, partition, cache_dir, be, say, build)
+    if max_nodes is None:
+        max_nodes = sliding.default_max_nodes(board.rows, board.cols, heuristic)
     params = {"board": board.text(), "size": f"{board.rows}x{board.cols}", "goal": goal, "heuristic": heuristic,
               "partition": pdbs.name if pdbs else None, "max_len": max_len}
     with Session(opts, "sliding", "solve", params, be, keep=False, pool=False,
                  instances={"boards": np.array([board.tiles], np.int8)}) as s:
-        kernels = sliding.drivers(be)
-        r = sliding.solve(board, goal, heuristic, be, pdbs=pdbs, max_len=max_len, kernels=kernels)
+        kernels = kernels or sliding.drivers(be)
+        r = quick or sliding.solve(board, goal, heuristic, be, pdbs=pdbs, max_len=max_len, kernels=kernels,
+                                   max_nodes=max_nodes)
         doc = _answer(r) | {"device": be.device} | transfers_of(kernels)
         s.append_items(**_rows([r]))
         stored = s.finish({k: doc[k] for k in ("solved", "length", "nodes", "seconds")}, True, seconds=r.seconds)
@@ -458,7 +512,8 @@ def solve_file(path: str | Path, *, size: str | Sequence[int] | None = None, goa
                backend: str | Backend = "auto", max_len: int = DEFAULT_MAX_LEN, batch: int | None = None,
                out: str | Path | None = None, resume: bool | None = None, scheduler: str | None = None,
                max_batches: int | None = None, say: Callable[[str], None] | None = None,
-               options: RunOptions | None = None) -> SlidingFileSolution:
+               options: RunOptions | None = None, build: bool = False,
+               max_nodes: int | None = None) -> SlidingFileSolution:
     """Optimal solutions of every board of an instance file, in batches (on a Dask cluster with ``scheduler``).
 
     Parameters
@@ -466,8 +521,8 @@ def solve_file(path: str | Path, *, size: str | Sequence[int] | None = None, goa
     path
         The instances: one board a line, tiles in row order, optionally its optimal length last (checked);
         ``#`` comments and blank lines are skipped.  Every board the same size.
-    size, goal, heuristic, partition, cache_dir, backend, max_len, say
-        As for :func:`solve`.
+    size, goal, heuristic, partition, cache_dir, backend, max_len, say, build, max_nodes
+        As for :func:`solve` (``max_nodes`` a board; no quick first try: a file's boards are solved together).
     batch
         Boards per launch (default: all at once here, about four tasks per worker on a cluster).
     out
@@ -512,8 +567,13 @@ def solve_file(path: str | Path, *, size: str | Sequence[int] | None = None, goa
     heuristic = _heuristic(heuristic, rows, cols)
     be = backend_of(backend)
     max_len = _check_max_len(max_len, be)
+    max_nodes = _check_max_nodes(max_nodes)
     opts = options_of(options, backend, out=out, resume=resume, scheduler=scheduler, max_batches=max_batches)
-    pdbs, folder = _databases(rows, cols, heuristic, partition, cache_dir, be, say)
+    pdbs, folder = _databases(rows, cols, heuristic, partition, cache_dir, be, say, build)
+    if max_nodes is None:
+        from puzzlebatch.runners.sliding.solver import default_max_nodes
+
+        max_nodes = default_max_nodes(rows, cols, heuristic)
     boards = np.array([b.tiles for b, _ in instances], np.int8)
     params = {"file": str(path), "goal": goal, "heuristic": heuristic, "partition": pdbs.name if pdbs else None,
               "max_len": max_len, "boards_sha256": hashlib.sha256(boards.tobytes()).hexdigest()}
@@ -531,7 +591,7 @@ def solve_file(path: str | Path, *, size: str | Sequence[int] | None = None, goa
         if opts.max_batches is not None:
             chunks = chunks[:opts.max_batches]
         task = SolveTask(goal, heuristic, opts.backend_request if s.pool.distributed else be.name, partition,
-                         str(folder) if pdbs else None, max_len, rows, cols)
+                         str(folder) if pdbs else None, max_len, rows, cols, max_nodes)
         t0 = work_clock()
         traffic = transfers.zero()
         for chunk, done in zip(chunks, map_ordered(s.pool, task, [[b.tiles for b, _ in c] for c in chunks])):
@@ -579,6 +639,8 @@ def _from_row(rows: dict, j: int, board: Board, goal: str, heuristic: str, backe
 def _bfs_size(size: str | Sequence[int]) -> tuple[int, int]:
     from puzzlebatch.runners.sliding import solver as sliding
 
+    if isinstance(size, str) and not size.strip():
+        raise PuzzleInputError("bfs size: empty (write a board size like 3x3 or 3x4)")
     rows, cols = _size(size, "bfs size") or (0, 0)
     if rows * cols > sliding.BFS_MAX_CELLS:
         sliding.bfs_start(rows, cols, "blank-last")  # raises the one-line error
@@ -673,32 +735,21 @@ def bfs(size: str | Sequence[int], *, goal: str = "blank-last", backend: str | B
             state = sliding.bfs_start(rows, cols, goal)
         progress = s.progress(total=math.factorial(rows * cols) // 2, unit="state")
         progress.update(sum(state.depth_counts))
-        # The layers' series points go to the store with each checkpoint, so that the series always ends where
-        # the checkpoint does (a resumed search adds each point once).
-        pending: list[tuple[int, int]] = []
-        last = [time.perf_counter()]
-
-        def flush_series() -> None:
-            if pending:
-                s.append_series("layer_states", np.array([d for d, _ in pending], np.int64),
-                                np.array([c for _, c in pending], np.int64))
-                pending.clear()
+        # Every finished layer is the checkpoint Ctrl-C saves (written to the file every checkpoint_every
+        # seconds); its series point is stored first, and a checkpoint records how many points it covers, so a
+        # resumed search adds each point once.
 
         def on_layer(st) -> None:
             progress.update(st.depth_counts[-1])
             progress.set_postfix(depth=st.depth, layer=st.depth_counts[-1])
             if not s.stored:
                 return
-            pending.append((st.depth, st.depth_counts[-1]))
-            if time.perf_counter() - last[0] >= opts.checkpoint_every:
-                flush_series()
-                s.checkpoint(_snapshot(st), {"bfs_seconds": st.seconds}, force=True)
-                last[0] = time.perf_counter()
+            s.append_series("layer_states", np.array([st.depth], np.int64), np.array([st.depth_counts[-1]], np.int64))
+            s.checkpoint(_snapshot(st), {"bfs_seconds": st.seconds})
 
         state = sliding.bfs_run(state, be, on_layer=on_layer, max_layers=max_layers)
         complete = sliding.bfs_done(state)
         result = sliding.bfs_result(state, be)
-        flush_series()
         if s.stored and complete:
             s.run.set_table("distances", state.packed, _TABLE_ATTRS | {"rows": rows, "cols": cols, "goal": goal})
             s.run.drop_checkpoint()  # the finished table replaces it (h5repack reclaims the file space)
@@ -737,7 +788,7 @@ def build_pdb(partition: str, *, size: str | Sequence[int] = "4x4", backend: str
     backend
         ``"auto"``, ``"cpu"`` or ``"cuda"``.
     cache_dir
-        The folder (default ``$PUZZLEBATCH_CACHE`` or the puzzlebatch cache folder); made when named here.
+        The folder (default: the puzzlebatch cache folder, ``$PUZZLEBATCH_CACHE_DIR``); made when named here.
     force
         Rebuild tables that exist.
     checkpoint_every
@@ -791,6 +842,9 @@ def _build_here(s, rows, cols, name, pats, folder, be, force, checkpoint_every, 
 
     built = []
     base = {"partition": name, "size": f"{rows}x{cols}", "cache_dir": str(folder), "backend": be.name}
+    todo = [p for p in pats if force or not sliding_pdb.pattern_file(rows, cols, p, folder).exists()]
+    if todo:  # the estimate first: the 5x5's 6-6-6-6 takes about an hour
+        say(f"partition {name} for {rows}x{cols}: {sliding_pdb.estimate(rows, cols, todo).text()} (estimated)")
     for p in pats:
         f = sliding_pdb.pattern_file(rows, cols, p, folder)
         if f.exists() and not force:

@@ -64,12 +64,18 @@ def run_bfs(args) -> int:
 
 # -- solve -------------------------------------------------------------------------------------------------------
 
-def _result_text(r: dict) -> str:
+def _moves(k: int) -> str:
+    return f"{k} move" if k == 1 else f"{k} moves"
+
+
+def _result_text(r: dict, timed: bool = True) -> str:
+    """A board's answer; ``timed`` False for a board of a batch (the boards of a batch run together: only the
+    batch's time is measured)."""
     if not r["solvable"]:
         return f"{r['board']}: {r['explanation']}"
-    return (f"{r['board']}: {r['length']} moves (optimal): {' '.join(map(str, r['moves']))}\n"
-            f"  blank: {r['directions'] or '-'}; {r['nodes']:,} nodes, {r['seconds']:.3f} s, {r['heuristic']}, "
-            f"{r['backend']}")
+    return (f"{r['board']}: {_moves(r['length'])} (optimal): {' '.join(map(str, r['moves']))}\n"
+            f"  blank: {r['directions'] or '-'}; {r['nodes']:,} node{'' if r['nodes'] == 1 else 's'}, "
+            + (f"{r['seconds']:.3f} s, " if timed else "") + f"{r['heuristic']}, {r['backend']}")
 
 
 def run_solve(args) -> int:
@@ -83,7 +89,7 @@ def run_solve(args) -> int:
     _check_png(args)  # before a long search
     common = dict(size=args.size, goal=args.goal, heuristic=args.heuristic, partition=args.partition,
                   cache_dir=args.cache_dir, backend=args.backend, max_len=args.max_len, say=_say,
-                  options=run_options(args))
+                  options=run_options(args), build=args.build, max_nodes=args.max_nodes)
     if args.file:
         return _print_file(sliding.solve_file(args.file, batch=args.batch, **common), args.json)
     r = sliding.solve(args.tiles, png=args.png, **common)
@@ -106,7 +112,7 @@ def _print_file(r, json: bool) -> int:
         print_json(r.to_dict())
         return 0
     for doc in r.results:
-        print(_result_text(doc))
+        print(_result_text(doc, timed=False))
     if not r.complete:
         print(f"stopped with {r.instances} of the boards solved; resume with --out {r.out} --resume")
         return 0
@@ -155,7 +161,7 @@ def run_replay(args) -> int:
                     "moves": tiles, "length": len(tiles), "directions": dirs})
     else:
         print(end.pretty())
-        print(f"{len(moves)} moves; {'solved' if solved else 'not the goal'} ({args.goal})")
+        print(f"{_moves(len(moves))}; {'solved' if solved else 'not the goal'} ({args.goal})")
     return 0
 
 
@@ -187,10 +193,16 @@ def register(verbs) -> None:
     p.add_argument("--heuristic", choices=["auto", "manhattan", "linear-conflict", "pdb"], default="auto",
                    help="auto: pattern databases for 4x4 and 5x5, linear conflicts otherwise")
     p.add_argument("--partition", help="pattern-database partition, e.g. 6-6-3, 5-5-5, 7-8 (4x4), 6-6-6-6 (5x5)")
-    p.add_argument("--cache-dir", help="where pattern databases are kept (default $PUZZLEBATCH_CACHE or "
-                                       "~/.cache/puzzlebatch)")
+    p.add_argument("--cache-dir", help="where pattern databases are kept (default: the puzzlebatch cache folder, "
+                                       "$PUZZLEBATCH_CACHE_DIR or ~/.cache/puzzlebatch)")
     add_backend_argument(p)
     p.add_argument("--max-len", type=L.positive_int, default=250, help="give up beyond this many moves (default 250)")
+    p.add_argument("--max-nodes", type=L.positive_int, metavar="N",
+                   help="give up on a board after N nodes (default: no limit up to 4x4 or with pattern databases, "
+                        "a hundred million for larger boards)")
+    p.add_argument("--build", action="store_true",
+                   help="build missing pattern databases even when that takes long (5x5 6-6-6-6: about an hour); "
+                        "without it such a request stops at once with the estimate")
     p.add_argument("--batch", type=L.positive_int, help="instances per launch with --file (default: all at once)")
     p.add_argument("--out", metavar="FILE.h5", help="results file: the board's solution, or with --file every "
                    "instance's (default with --file: results/sliding.h5, one run a group; one board: not stored)")

@@ -42,8 +42,8 @@ def register_pdb(verbs, parser_class) -> None:
     b.add_argument("partition", help="e.g. 6-6-3, 5-5-5, 7-8 (4x4), 6-6-6-6 (5x5), 4-4 (3x3)")
     b.add_argument("--size", default="4x4", help="board size RxC")
     add_backend_argument(b)
-    b.add_argument("--cache-dir", help="folder of the databases (default: $PUZZLEBATCH_CACHE, else the puzzlebatch "
-                                       "cache folder)")
+    b.add_argument("--cache-dir", help="folder of the databases (default: the puzzlebatch cache folder, "
+                                       "$PUZZLEBATCH_CACHE_DIR or ~/.cache/puzzlebatch)")
     b.add_argument("--force", action="store_true", help="rebuild databases that exist")
     b.add_argument("--checkpoint-every", type=L.non_negative_seconds, default=60.0, metavar="SECONDS",
                    help="save a partial database this often")

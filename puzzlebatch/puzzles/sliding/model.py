@@ -131,17 +131,22 @@ def parse_board(text: str, size: tuple[int, int] | None = None, where: str = "bo
 def read_instances(path: str | Path, size: tuple[int, int] | None = None) -> list[tuple[Board, int | None]]:
     """Instances in the data folder's format: one a line, tiles in row order, optionally the optimal length last.
 
-    Blank lines and ``#`` comments are skipped.  Returns ``(board, optimal_length or None)`` per instance.
+    Blank lines and ``#`` comments are skipped.  Returns ``(board, optimal_length or None)`` per instance; more
+    instances than the instances limit (``$PUZZLEBATCH_MAX_INSTANCES``) is a one-line error naming the line.
     """
+    from puzzlebatch import limits
     from puzzlebatch.outputs import read_text
 
     path = Path(path)
     text = read_text(path)
+    limit = limits.INSTANCES.value
     out = []
     for no, line in enumerate(text.splitlines(), 1):
         line = line.split("#", 1)[0].strip()
         if not line:
             continue
+        if len(out) >= limit:
+            limits.INSTANCES.check(len(out) + 1, f"{path}:{no}")
         toks = line.replace(",", " ").split()
         where = f"{path}:{no}"
         n_known = None

@@ -319,11 +319,14 @@ def line_conflict(board, line, rows, cols, tmp):
     return 2 * (m - best)
 
 
-def pdb_value(p, tpos, pat_tiles, pat_k, pat_off, pdb, n, mirror, mir, cells):
+def pdb_value(p, tpos, pat_tiles, pat_k, pat_off, pdb, n, mirror, mir, cells, shift):
     """Database value of pattern ``p`` for the tile positions ``tpos`` (tile -> cell).
 
     With ``mirror`` set, the value for the board reflected about its main diagonal: tile ``t``'s cell there is
-    ``mir[tpos[mir[t]]]``.  ``cells`` (pattern size) is scratch.
+    ``mir[tpos[mir[t]]]``.  ``cells`` (pattern size) is scratch.  ``shift``: the table is compressed, entry
+    ``rank >> shift`` holding the least of the ``2**shift`` entries it replaces (still admissible).
+
+    The kernels' ``use_mirror`` argument holds two fields: bit 0 the mirrored lookup, the bits above ``shift``.
     """
     k = pat_k[p]
     for i in range(k):
@@ -332,7 +335,7 @@ def pdb_value(p, tpos, pat_tiles, pat_k, pat_off, pdb, n, mirror, mir, cells):
             cells[i] = mir[tpos[mir[t]]]
         else:
             cells[i] = tpos[t]
-    return pdb[pat_off[p] + pattern_rank(cells, k, n)]
+    return pdb[pat_off[p] + (pattern_rank(cells, k, n) >> shift)]
 
 
 def slide_tile(board, tpos, blank, nb, d, g, hcur, rows, cols, hkind, max_len, pdb, pat_tiles, pat_k, pat_off,
@@ -378,15 +381,15 @@ def slide_tile(board, tpos, blank, nb, d, g, hcur, rows, cols, hkind, max_len, p
         return hcur + dm + lcv[l1] + lcv[l2] - before
     p = tile_pat[t]
     saved[2 * g] = hv[p]
-    hv[p] = pdb_value(p, tpos, pat_tiles, pat_k, pat_off, pdb, n, False, mir, cells)
+    hv[p] = pdb_value(p, tpos, pat_tiles, pat_k, pat_off, pdb, n, False, mir, cells, use_mirror >> 1)
     s = 0
     for q in range(n_pat):
         s += hv[q]
     hnew = s
-    if use_mirror:
+    if use_mirror & 1:
         pm = tile_pat[mir[t]]
         saved[2 * g + 1] = hm[pm]
-        hm[pm] = pdb_value(pm, tpos, pat_tiles, pat_k, pat_off, pdb, n, True, mir, cells)
+        hm[pm] = pdb_value(pm, tpos, pat_tiles, pat_k, pat_off, pdb, n, True, mir, cells, use_mirror >> 1)
         sm = 0
         for q in range(n_pat):
             sm += hm[q]
@@ -428,10 +431,10 @@ def ida_item(board, rows, cols, hkind, max_len, pdb, pat_tiles, pat_k, pat_off, 
         s = 0
         sm = 0
         for p in range(n_pat):
-            hv[p] = pdb_value(p, tpos, pat_tiles, pat_k, pat_off, pdb, n, False, mir, cells)
+            hv[p] = pdb_value(p, tpos, pat_tiles, pat_k, pat_off, pdb, n, False, mir, cells, use_mirror >> 1)
             s += hv[p]
-            if use_mirror:
-                hm[p] = pdb_value(p, tpos, pat_tiles, pat_k, pat_off, pdb, n, True, mir, cells)
+            if use_mirror & 1:
+                hm[p] = pdb_value(p, tpos, pat_tiles, pat_k, pat_off, pdb, n, True, mir, cells, use_mirror >> 1)
                 sm += hm[p]
         h = s if s > sm else sm
     budget = stats[5]
@@ -503,7 +506,7 @@ def ida_item(board, rows, cols, hkind, max_len, pdb, pat_tiles, pat_k, pat_off, 
                 if hkind == H_PDB:
                     p = tile_pat[t]
                     hv[p] = saved[2 * g]
-                    if use_mirror:
+                    if use_mirror & 1:
                         pm = tile_pat[mir[t]]
                         hm[pm] = saved[2 * g + 1]
                 elif hkind == H_LINEAR_CONFLICT:
@@ -556,15 +559,15 @@ def ida_item(board, rows, cols, hkind, max_len, pdb, pat_tiles, pat_k, pat_off, 
             else:
                 p = tile_pat[t]
                 saved[2 * g] = hv[p]
-                hv[p] = pdb_value(p, tpos, pat_tiles, pat_k, pat_off, pdb, n, False, mir, cells)
+                hv[p] = pdb_value(p, tpos, pat_tiles, pat_k, pat_off, pdb, n, False, mir, cells, use_mirror >> 1)
                 s = 0
                 for q in range(n_pat):
                     s += hv[q]
                 hnew = s
-                if use_mirror:
+                if use_mirror & 1:
                     pm = tile_pat[mir[t]]
                     saved[2 * g + 1] = hm[pm]
-                    hm[pm] = pdb_value(pm, tpos, pat_tiles, pat_k, pat_off, pdb, n, True, mir, cells)
+                    hm[pm] = pdb_value(pm, tpos, pat_tiles, pat_k, pat_off, pdb, n, True, mir, cells, use_mirror >> 1)
                     sm = 0
                     for q in range(n_pat):
                         sm += hm[q]
@@ -586,7 +589,7 @@ def ida_item(board, rows, cols, hkind, max_len, pdb, pat_tiles, pat_k, pat_off, 
                 blank = old_blank
                 if hkind == H_PDB:
                     hv[tile_pat[t2]] = saved[2 * g]
-                    if use_mirror:
+                    if use_mirror & 1:
                         hm[tile_pat[mir[t2]]] = saved[2 * g + 1]
                 elif hkind == H_LINEAR_CONFLICT:
                     lcv[l1] = line_conflict(board, l1, rows, cols, tmp)

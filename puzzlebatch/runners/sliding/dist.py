@@ -26,6 +26,7 @@ class SolveTask:
     max_len: int
     rows: int
     cols: int
+    max_nodes: int | None = None
 
     def __call__(self, tiles: list) -> dict:
         from puzzlebatch.puzzles.sliding.model import Board
@@ -49,7 +50,7 @@ class SolveTask:
         before = transfers_of(kernels)
         boards = [Board(self.rows, self.cols, tuple(int(x) for x in t)) for t in tiles]
         rs = sliding.solve_batch(boards, self.goal, self.heuristic, backend, pdbs=pdbs, max_len=self.max_len,
-                                 kernels=kernels)
+                                 kernels=kernels, max_nodes=self.max_nodes)
         delta = {k: v - before[k] for k, v in transfers_of(kernels).items()}
         return {"results": rs, "worker": worker_name(), "backend": backend.name,
                 "seconds": work_clock() - t0, "transfers": delta}

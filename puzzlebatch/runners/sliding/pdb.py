@@ -7,7 +7,7 @@ values of disjoint patterns add up to an admissible heuristic.  The build is a b
 its smallest cell), so every edge left costs one and plain BFS layers are exact.
 
 Each pattern's table is one HDF5 file in the cache folder (:func:`cache_dir`: ``--cache-dir`` on the command line,
-``$PUZZLEBATCH_CACHE``, or the puzzlebatch cache folder): dataset ``distances`` (uint8, contiguous, so it is
+or the puzzlebatch cache folder, ``$PUZZLEBATCH_CACHE_DIR``): dataset ``distances`` (uint8, contiguous, so it is
 memory-mapped on load) with the board size, the tiles, the goal (``blank-first``) and the partitions it was built
 for in attributes.  An interrupted build leaves ``<name>.partial.h5`` (checkpointed between layers) and resumes from it.
 """
@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,15 +49,27 @@ PARTITIONS: dict[tuple[int, int], dict[str, list[tuple[int, ...]]]] = {
 DEFAULT_PARTITION = {(3, 3): "4-4", (4, 4): "6-6-3", (5, 5): "6-6-6-6"}
 
 
-def cache_dir(override: str | os.PathLike | None = None) -> Path:
-    """``--cache-dir``, else ``$PUZZLEBATCH_CACHE`` (pattern databases only), else the puzzlebatch cache folder
-    (``$PUZZLEBATCH_CACHE_DIR`` or the user's cache folder: :func:`puzzlebatch.jit.cache.cache_root`)."""
-    if override:
-        return Path(override)
-    if os.environ.get("PUZZLEBATCH_CACHE"):
-        return Path(os.environ["PUZZLEBATCH_CACHE"])
-    from puzzlebatch.jit.cache import cache_root
+OLD_CACHE_ENV = "PUZZLEBATCH_CACHE"  # deprecated name of the databases' folder: $PUZZLEBATCH_CACHE_DIR replaces it
+_old_env_noted: list[bool] = []
 
+
+def cache_dir(override: str | os.PathLike | None = None) -> Path:
+    """``--cache-dir``, else the puzzlebatch cache folder (``$PUZZLEBATCH_CACHE_DIR`` or the user's cache folder:
+    :func:`puzzlebatch.jit.cache.cache_root`), the compiled code's too.
+
+    The deprecated ``$PUZZLEBATCH_CACHE`` (the databases' folder alone) is still obeyed when
+    ``$PUZZLEBATCH_CACHE_DIR`` is not set, with a one-line note on stderr (once a process)."""
+    from puzzlebatch.jit.cache import ENV_CACHE_DIR, cache_root
+
+    if override:
+        return Path(override).expanduser()
+    old = os.environ.get(OLD_CACHE_ENV)
+    if old and not os.environ.get(ENV_CACHE_DIR):
+        if not _old_env_noted:
+            _old_env_noted.append(True)
+            print(f"note: ${OLD_CACHE_ENV} is deprecated; set ${ENV_CACHE_DIR} (the puzzlebatch cache folder, "
+                  "pattern databases included) instead", file=sys.stderr)
+        return Path(old).expanduser()
     return cache_root()
 
 
@@ -76,6 +89,52 @@ def partition(rows: int, cols: int, name: str | None) -> tuple[str, list[tuple[i
         have = ", ".join(known) or "none"
         raise PuzzleInputError(f"partition {name!r}: not defined for {rows}x{cols} (defined: {have})")
     return name, known[name]
+
+
+# -- estimates ---------------------------------------------------------------------------------------------------
+
+# The build visits (placement, blank region) pairs: about 0.25 us a pair on the shared 2-core Xeon of
+# bench/RESULTS.md (7-8: 576 M entries x 16 cells in 2,097 s; 6-6-3: 11.5 M x 16 in 62 s).
+SECONDS_PER_PAIR = 0.25e-6
+#: a solve that would build more than this (estimated seconds) or this many bytes of tables asks for ``--build``
+ASK_BUILD_SECONDS = 600.0
+ASK_BUILD_BYTES = 256 << 20
+
+
+@dataclass(frozen=True)
+class BuildEstimate:
+    """What building some patterns' tables costs, estimated before anything is built."""
+
+    tables: int
+    entries: int
+    disk_bytes: int  # one byte an entry
+    memory_bytes: int  # the largest table's build: its distances, its visited bits, a frontier of a tenth of it
+    seconds: float
+
+    @property
+    def large(self) -> bool:
+        """Too large to build unasked in the middle of a solve."""
+        return self.seconds > ASK_BUILD_SECONDS or self.disk_bytes > ASK_BUILD_BYTES
+
+    def text(self) -> str:
+        def _size(n: float) -> str:
+            return f"{n / 2**30:.1f} GiB" if n >= 2**30 else f"{n / 2**20:.1f} MiB" if n >= 2**20 else \
+                f"{n / 1024:.1f} KiB"
+
+        t = self.seconds
+        when = f"{t:.0f} s" if t < 120 else f"{t / 60:.0f} min" if t < 7200 else f"{t / 3600:.1f} h"
+        return (f"{self.tables} table{'s' if self.tables != 1 else ''}, {self.entries:,} entries, "
+                f"{_size(self.disk_bytes)} on disk, about {_size(self.memory_bytes)} of memory and {when} "
+                "to build on 2 cores")
+
+
+def estimate(rows: int, cols: int, patterns) -> BuildEstimate:
+    """The cost of building ``patterns``' tables on a ``rows`` x ``cols`` board."""
+    n = rows * cols
+    sizes = [n_entries(n, len(p)) for p in patterns]
+    peak = max(sizes, default=0)
+    return BuildEstimate(len(sizes), sum(sizes), sum(sizes), peak + (peak * n + 7) // 8 + peak * n * 8 // 10,
+                         sum(sizes) * n * SECONDS_PER_PAIR)
 
 
 # -- build -------------------------------------------------------------------------------------------------------
@@ -261,6 +320,15 @@ class PatternDatabases:
     tables: list[np.ndarray]
     files: list[Path]
     load_seconds: float
+    compress: int = 0  # the kernels read entry rank >> compress: the least of 2**compress entries (admissible)
+
+    def compressed(self, shift: int) -> "PatternDatabases":
+        """The same databases read through tables ``2**shift`` times smaller, each entry the least of the
+        ``2**shift`` it replaces (Felner et al.'s compression by minimum): fewer cache misses, somewhat weaker."""
+        if not 0 <= int(shift) <= 4:
+            raise PuzzleInputError(f"compression {shift}: expected 0 to 4 (entries merged by 2**shift)")
+        return PatternDatabases(self.rows, self.cols, self.name, self.patterns, self.tables, self.files,
+                                self.load_seconds, int(shift))
 
     def info(self) -> list[dict]:
         out = []
@@ -287,20 +355,31 @@ class PatternDatabases:
         kmax = max(len(p) for p in self.patterns)
         pat_tiles = np.zeros((len(self.patterns), kmax), np.int64)
         pat_k = np.array([len(p) for p in self.patterns], np.int64)
-        sizes = [len(t) for t in self.tables]
+        tables = [_min_compress(np.asarray(t), self.compress) for t in self.tables]
+        sizes = [len(t) for t in tables]
         pat_off = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
         tile_pat = np.zeros(n, np.int64)
         for i, p in enumerate(self.patterns):
             pat_tiles[i, :len(p)] = p
             tile_pat[list(p)] = i
-        pdb = self.tables[0] if len(self.tables) == 1 else np.concatenate(self.tables)
+        pdb = tables[0] if len(tables) == 1 else np.concatenate(tables)
         if self.rows == self.cols:  # reflection about the main diagonal keeps the blank-first goal
             r = np.arange(n)
             mir = ((r % self.cols) * self.cols + r // self.cols).astype(np.int64)
             use_mirror = 1
         else:
             mir, use_mirror = np.arange(n, dtype=np.int64), 0
-        return np.ascontiguousarray(pdb), pat_tiles, pat_k, pat_off, tile_pat, mir, use_mirror
+        return np.ascontiguousarray(pdb), pat_tiles, pat_k, pat_off, tile_pat, mir, use_mirror | (self.compress << 1)
+
+
+def _min_compress(table: np.ndarray, shift: int) -> np.ndarray:
+    """Entry ``i`` the least of entries ``i << shift .. (i + 1) << shift`` (the table itself when ``shift`` 0)."""
+    if shift == 0:
+        return table
+    step = 1 << shift
+    pad = (-len(table)) % step
+    full = np.concatenate([table, np.full(pad, table.max(), table.dtype)]) if pad else np.asarray(table)
+    return full.reshape(-1, step).min(axis=1)
 
 
 def missing(rows: int, cols: int, name: str | None, folder: Path) -> list[tuple[int, ...]]:

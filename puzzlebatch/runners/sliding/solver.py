@@ -259,9 +259,30 @@ def _tables(heuristic: str, rows: int, cols: int, pdbs=None):
 _warm: set = set()  # (backend kind, table types) already compiled
 
 
+class NodeLimit(PuzzleInputError):
+    """A board not solved within its node limit (``max_nodes``)."""
+
+
+#: boards of this many cells or more get a node limit by default when no pattern database guides them (IDA* with
+#: linear conflicts may run for days on a 5x5 or a 6x6)
+LARGE_CELLS = 25
+DEFAULT_LARGE_MAX_NODES = 100_000_000  # about half a minute on one core
+
+
+def default_max_nodes(rows: int, cols: int, heuristic: str) -> int | None:
+    """The node limit a board gets when none is given: none up to 4x4 or with pattern databases, else
+    :data:`DEFAULT_LARGE_MAX_NODES`."""
+    return DEFAULT_LARGE_MAX_NODES if rows * cols >= LARGE_CELLS and heuristic != "pdb" else None
+
+
 def solve_batch(boards: list[Board], goal: str, heuristic: str, backend: Backend, *, pdbs=None,
-                max_len: int = 250, on_done=None, kernels=None) -> list[SolveResult]:
+                max_len: int = 250, on_done=None, kernels=None, max_nodes: int | None = None) -> list[SolveResult]:
     """Optimal solutions of every board (IDA*); one batch on the backend, unsolvable boards answered at once.
+
+    ``max_nodes``: give up (:class:`NodeLimit`) on a board that expanded this many nodes without a solution
+    (default :func:`default_max_nodes`: a limit only for large boards without pattern databases).
+    A board's ``seconds`` is its measured time alone, in a batch its share of the batch's time in proportion to
+    its nodes (the boards of a batch run together).
 
     ``kernels``: the run's launcher (:func:`drivers`), so that the batches of one run share its device memory (the
     pattern database goes to the device once per run) and its transfer counts; a new one when not given.
@@ -281,6 +302,8 @@ def solve_batch(boards: list[Board], goal: str, heuristic: str, backend: Backend
         rows, cols = todo[0][1].rows, todo[0][1].cols
         if any((b.rows, b.cols) != (rows, cols) for _, b, _ in todo):
             raise PuzzleInputError("a batch must hold boards of one size")
+        if max_nodes is None:
+            max_nodes = default_max_nodes(rows, cols, heuristic)
         arr = np.array([to_blank_first(b, goal).tiles for _, b, _ in todo], dtype=np.int64)
         paths = np.zeros((len(todo), max_len), np.int64)
         stats = np.zeros((len(todo), rules.STATS_WIDTH), np.int64)
@@ -292,10 +315,15 @@ def solve_batch(boards: list[Board], goal: str, heuristic: str, backend: Backend
                       paths[:1].copy(), stats[:1].copy())
             _warm.add(key)
         t0 = work_clock()
-        ida_launches(ida_batch, arr, rows, cols, HEURISTICS[heuristic], max_len, tables, paths, stats)
+        ida_launches(ida_batch, arr, rows, cols, HEURISTICS[heuristic], max_len, tables, paths, stats,
+                     max_nodes=max_nodes)
         seconds = work_clock() - t0
+        total_nodes = max(int(stats[:, 1].sum()), 1)
         for j, (i, b, why) in enumerate(todo):
             length, nodes, status, iters, h0 = (int(v) for v in stats[j, :5])
+            if status == rules.ST_BUDGET:
+                raise NodeLimit(f"board {b.text()}: no solution found within {max_nodes:,} nodes of IDA* with "
+                                f"{heuristic} (raise --max-nodes, or use pattern databases)")
             if status != rules.ST_SOLVED:
                 raise PuzzleInputError(f"board {b.text()}: no solution within {max_len} moves (raise --max-len)")
             dirs_bf = "".join(DIRECTIONS[int(d)] for d in paths[j, :length])
@@ -307,7 +335,8 @@ def solve_batch(boards: list[Board], goal: str, heuristic: str, backend: Backend
             for a, c in zip(walk, walk[1:]):
                 moves.append(a.tiles[c.blank])
             results[i] = SolveResult(b.text(), f"{rows}x{cols}", goal, True, why, length, moves, dirs, nodes, iters,
-                                     h0, seconds / len(todo), heuristic, backend.name)
+                                     h0, seconds * nodes / total_nodes if len(todo) > 1 else seconds, heuristic,
+                                     backend.name)
     out = [r for r in results if r is not None]
     if on_done is not None:
         on_done(out)
@@ -315,11 +344,12 @@ def solve_batch(boards: list[Board], goal: str, heuristic: str, backend: Backend
 
 
 def ida_launches(ida_batch, boards: np.ndarray, rows: int, cols: int, hkind: int, max_len: int, tables,
-                 paths: np.ndarray, stats: np.ndarray, planner=None) -> int:
+                 paths: np.ndarray, stats: np.ndarray, planner=None, max_nodes: int | None = None) -> int:
     """Run IDA* on every board in launches that each last about a second (:mod:`puzzlebatch.runners.engine.launch`):
     every launch gives its boards a node budget, and a board stopped by it resumes exactly where it stood in the
     next one, so the solutions and node counts are those of one unbounded launch.  Ctrl-C is seen between
-    launches.  Fills ``paths`` and ``stats``; returns the number of launches."""
+    launches.  A board that expanded ``max_nodes`` nodes unsolved is left stopped (status ``ST_BUDGET``).
+    Fills ``paths`` and ``stats``; returns the number of launches."""
     from puzzlebatch.runners.engine.launch import LaunchPlanner, launch_seconds
 
     # A resumed board first replays its path (up to max_len moves): budgets below a few thousand nodes would
@@ -331,6 +361,8 @@ def ida_launches(ida_batch, boards: np.ndarray, rows: int, cols: int, hkind: int
     while len(active):
         k, budget = planner.plan(len(active))
         idx = active[:k]
+        if max_nodes is not None:  # no launch runs far past the limit
+            budget = max(4096, min(budget, max_nodes - int(stats[idx, 1].min())))
         sub_paths, sub_stats = paths[idx], stats[idx]
         sub_stats[:, 5] = budget
         before = int(sub_stats[:, 1].sum())
@@ -340,6 +372,8 @@ def ida_launches(ida_batch, boards: np.ndarray, rows: int, cols: int, hkind: int
         paths[idx], stats[idx] = sub_paths, sub_stats
         launches += 1
         stopped = stats[active, 2] == rules.ST_BUDGET
+        if max_nodes is not None:
+            stopped &= stats[active, 1] < max_nodes
         active = np.concatenate([active[:k][stopped[:k]], active[k:]])
     return launches
 
