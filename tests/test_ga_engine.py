@@ -104,9 +104,11 @@ def valid_partial(figure, cubes, genome):
     return True
 
 
-def test_cube_operators_keep_every_genome_valid(cpu):
+@pytest.mark.parametrize("ops", [cubes_ga.Operators(p_block=0.5, p_plane=0.5, p_ruin=0.3, grow=True),
+                                 cubes_ga.Operators(p_block=0.5, grow=True, repair=60, radius=7)],
+                         ids=["plain", "memetic-repair"])
+def test_cube_operators_keep_every_genome_valid(ops, cpu):
     figure, cubes = model.box(3, 2, 2), model.load_cubes()
-    ops = cubes_ga.Operators(p_block=0.5, p_plane=0.5, p_ruin=0.3, grow=True)
     ga = GeneticAlgorithm(cubes_ga.ga_problem(figure, cubes, ops), cpu,
                           GAConfig(population=48, generations=15, p_mutation=0.5, n_parents=3), seed=11)
     state = ga.start()

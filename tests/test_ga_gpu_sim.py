@@ -17,10 +17,11 @@ from puzzlebatch.runners.cubes import ga as cubes_ga
 pytestmark = pytest.mark.gpu
 
 
-@pytest.mark.parametrize("selection, parents", [("roulette", 2), ("tournament", 3)])
-def test_generations_are_bit_identical(selection, parents, cpu, gpu):
+@pytest.mark.parametrize("selection, parents, repair", [("roulette", 2, 0), ("tournament", 3, 0),
+                                                        ("tournament", 2, 40)])
+def test_generations_are_bit_identical(selection, parents, repair, cpu, gpu):
     figure, cubes = model.box(2, 2, 1), model.load_cubes().subset(range(1, 13))
-    ops = cubes_ga.Operators(p_block=0.5, p_ruin=0.4, grow=selection == "tournament")
+    ops = cubes_ga.Operators(p_block=0.5, p_ruin=0.4, grow=selection == "tournament", repair=repair, radius=3)
     config = GAConfig(population=19, generations=3, p_mutation=0.5, n_parents=parents, selection=selection)
     assert config.population > 2 * launch.threads_per_block and config.population % launch.threads_per_block
     states = []

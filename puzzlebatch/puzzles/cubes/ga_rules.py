@@ -15,7 +15,11 @@ Operators (``params`` is a float64 vector, see ``P_*``):
   ``params[P_GROW] > 0`` cells that touch a placed cube are tried first, so the figure grows in one piece;
 * mutation — one cube is taken out and put back in a random free cell and rotation where it fits (it can always
   go back where it was); with probability ``params[P_RUIN]`` instead *ruin and recreate*: a hole and its six
-  neighbours are emptied and the whole figure is refilled greedily from every unused cube.
+  neighbours are emptied and the whole figure is refilled greedily from every unused cube;
+* memetic repair — with ``params[P_REPAIR] > 0`` (a node budget) every mutation is instead a local search: up to
+  ``params[P_RADIUS]`` cubes around a hole are taken out, then the empty cells are refilled by a backtracking
+  search over the unused cubes that stops at the budget (the partial fill it holds then is kept and topped up
+  greedily), so an offspring one cube short is often completed.
 
 The random functions ``rand_below`` / ``rand_unit`` come from :mod:`puzzlebatch.ga.rng`; compile_ga_rules swaps
 them for their compiled twins.
@@ -36,6 +40,8 @@ P_BLOCK = 0
 P_PLANE = 1
 P_RUIN = 2
 P_GROW = 3
+P_REPAIR = 4  # node budget of the memetic repair (0: off); P_RADIUS = 5: cells it empties around a hole
+P_RADIUS = 5
 
 
 def ga_face(pl, d, tables):
@@ -209,6 +215,9 @@ def ruin_and_recreate(genome, rng, tables):
 
 
 def mutate(genome, rng, params, tables):
+    if params.shape[0] > P_REPAIR and params[P_REPAIR] > 0.0:
+        repair(genome, rng, params, tables)
+        return
     if rand_unit(rng) < params[P_RUIN]:
         ruin_and_recreate(genome, rng, tables)
         return
@@ -222,3 +231,119 @@ def mutate(genome, rng, params, tables):
             if not place_anywhere(genome, p // N_ROT, rng, params, tables):
                 genome[cell] = p
             return
+
+
+# -- memetic repair: bounded backtracking refill (state kept in the genome itself, no scratch arrays) -----------
+def _val(g):
+    """Placement of a gene: tentative placements of the repair are stored as ``-(pl + 2)``."""
+    if g >= 0:
+        return g
+    if g <= -2:
+        return -g - 2
+    return -1
+
+
+def _used(genome, cube):
+    for k in range(genome.shape[0]):
+        v = _val(genome[k])
+        if v >= 0 and v // N_ROT == cube:
+            return True
+    return False
+
+
+def _fits(genome, cell, pl, tables):
+    for d in range(6):
+        nb = tables[tables[G_NBR] + cell * 6 + d]
+        if nb >= 0:
+            v = _val(genome[nb])
+            if v >= 0 and ga_face(pl, d, tables) + ga_face(v, ga_opposite(d), tables) != 0:
+                return False
+    return True
+
+
+def _next_fill(genome, cell, t0, base, tables):
+    """First candidate index >= t0 that fits ``cell``, -1 if none; candidate ``t`` is cube
+    ``(base + t // 24) % cubes`` in rotation ``t % 24`` (each cube's use is checked once)."""
+    m = tables[G_CUBES]
+    t = t0
+    while t < m * N_ROT:
+        cube = (base + t // N_ROT) % m
+        if _used(genome, cube):
+            t = (t // N_ROT + 1) * N_ROT
+            continue
+        if _fits(genome, cell, cube * N_ROT + t % N_ROT, tables):
+            return t
+        t += 1
+    return -1
+
+
+def _commit(genome):
+    for k in range(genome.shape[0]):
+        if genome[k] <= -2:
+            genome[k] = -genome[k] - 2
+
+
+def repair(genome, rng, params, tables):
+    """Ruin up to ``params[P_RADIUS]`` cubes nearest a hole, then refill by bounded backtracking (cells in scan
+    order from a random start, candidates from a random offset); at the budget, the current partial fill is kept
+    and topped up greedily."""
+    n = tables[G_CELLS]
+    start = rand_below(rng, n)
+    centre = start
+    for a in range(n):
+        if genome[(start + a) % n] < 0:
+            centre = (start + a) % n
+            break
+    radius = int(params[P_RADIUS])
+    genome[centre] = -1
+    removed = 1
+    # breadth-first ring around the centre, using the neighbour table (rings of 1, then 2 steps)
+    for d in range(6):
+        nb = tables[tables[G_NBR] + centre * 6 + d]
+        if nb >= 0 and removed < radius and genome[nb] >= 0:
+            genome[nb] = -1
+            removed += 1
+    for d in range(6):
+        nb = tables[tables[G_NBR] + centre * 6 + d]
+        if nb < 0:
+            continue
+        for e in range(6):
+            nb2 = tables[tables[G_NBR] + nb * 6 + e]
+            if nb2 >= 0 and removed < radius and genome[nb2] >= 0:
+                genome[nb2] = -1
+                removed += 1
+    base = rand_below(rng, tables[G_CUBES])
+    c0 = rand_below(rng, n)
+    budget = int(params[P_REPAIR])
+    nodes = 0
+    a = 0  # scan position
+    t0 = 0
+    while nodes < budget:
+        if a >= n:  # every cell filled
+            _commit(genome)
+            return
+        cell = (c0 + a) % n
+        if genome[cell] >= 0 or genome[cell] <= -2:
+            a += 1
+            t0 = 0
+            continue
+        nodes += 1
+        t = _next_fill(genome, cell, t0, base, tables)
+        if t >= 0:
+            genome[cell] = -(((base + t // N_ROT) % tables[G_CUBES]) * N_ROT + t % N_ROT + 2)
+            a += 1
+            t0 = 0
+            continue
+        # dead end: back to the previous tentative cell and its next candidate
+        b = a - 1
+        while b >= 0 and genome[(c0 + b) % n] > -2:
+            b -= 1
+        if b < 0:
+            break
+        prev = (c0 + b) % n
+        pl = -genome[prev] - 2
+        genome[prev] = -1
+        t0 = ((pl // N_ROT - base + tables[G_CUBES]) % tables[G_CUBES]) * N_ROT + pl % N_ROT + 1
+        a = b
+    _commit(genome)
+    refill(genome, rng, tables)

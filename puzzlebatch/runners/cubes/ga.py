@@ -22,9 +22,12 @@ class Operators:
     p_plane: float = 0.5  # given a transplant, probability of a plane rather than a row
     p_ruin: float = 0.0  # probability that a mutation is a ruin-and-recreate move instead of a cube move
     grow: bool = False  # place cubes next to placed ones first
+    repair: int = 0  # node budget of the memetic repair that replaces the mutation (0: off)
+    radius: int = 7  # cubes the repair takes out around a hole
 
     def params(self) -> np.ndarray:
-        return np.array([self.p_block, self.p_plane, self.p_ruin, 1.0 if self.grow else 0.0], np.float64)
+        return np.array([self.p_block, self.p_plane, self.p_ruin, 1.0 if self.grow else 0.0, float(self.repair),
+                         float(self.radius)], np.float64)
 
 
 def ga_tables(figure: Figure, cubes: CubeSet) -> np.ndarray:
