@@ -8,6 +8,7 @@ Compilation is excluded on every side (a warm-up run first; dlx1 is compiled ahe
     python bench/polyomino.py --cases iq bedlam    # the long ones (xcover: several minutes each)
     python bench/polyomino.py --no-peer --cases iq # puzzlebatch alone
     python bench/polyomino.py --peers dlx1 --no-ours --cases bedlam --timeout 600   # a peer alone
+    python bench/polyomino.py --cases 6x10 5x12 8x8c --peers rust --threads 1,2   # the Rust bitboard solver
 
 Peers (``--peers``, default every one available), each in a child process killed after ``--timeout`` seconds:
 
@@ -19,6 +20,14 @@ Peers (``--peers``, default every one available), each in a child process killed
   ``getrusage(RUSAGE_CHILDREN)``, both including its reading of the input (dlx1 reports the mems of the input
   phase apart: ``input_mems``).  Its solution count, search-tree nodes and mems are parsed from its report.
   Without the binary the dlx1 columns are skipped with a message.
+- ``rust``: tyfkda/PentominoSolver's Rust bitboard depth-first search ("naive" solver, one thread), built by
+  ``bench/peers/build_pentomino_solver.sh`` into ``~/.cache/puzzlebatch-bench/pentomino-solver/`` (``--rust`` or
+  ``$PENTOMINO_SOLVER`` for another binary).  Pentomino boards only (``6x10``, ``5x12``, ``8x8c``): it counts the
+  distinct solutions (checked against our ``distinct``); its own timing of the search (``seconds``, median of
+  ``--repeat`` runs) is compared with our wall seconds.
+
+``--threads 1,2`` times puzzlebatch once per numba thread count (``numba.set_num_threads``) in the same run; the
+main columns are then those of the last count given, and the JSON lines hold each (``threads``).
 
 3D cases on a cube (``soma``, ``bedlam``): by default (``--fix auto``) the peers get the problem with one piece
 (the first with the most orientations, i.e. no rotational symmetry) kept in its first orientation only, the usual
@@ -54,6 +63,7 @@ from puzzlebatch.runners.engine.backend import select_backend
 CASES = {
     "6x10": ("10x6", "pentominoes", 5),
     "5x12": ("12x5", "pentominoes", 5),
+    "8x8c": ("8x8-centre", "pentominoes", 5),  # the 8x8 board minus its 2x2 centre
     "soma": ("3x3x3", "soma", 20),
     "iq": ("11x5", "iq-puzzler-pro", 1),
     "bedlam": ("4x4x4", "bedlam", 1),  # the shipped set, not the commercial cube's pieces: see bench/RESULTS.md
@@ -242,20 +252,59 @@ def bench_heuristics(backend) -> list[dict]:
 
 # Counts of the whole problem (every solution, all orientations), for the checks when ours is not run.  No
 # bedlam: the shipped set is not the commercial Bedlam cube's (whose published count is 19,186 per rotation class).
-KNOWN = {"6x10": 9356, "5x12": 4040, "soma": 11520, "iq": 4331140, "bedlam": 460464}  # published totals
+# published totals (8x8c: 65 distinct, Dana Scott 1958, times the square's 8 symmetries)
+KNOWN = {"6x10": 9356, "5x12": 4040, "8x8c": 520, "soma": 11520, "iq": 4331140, "bedlam": 460464}
+
+BOARDS = {"8x8-centre": "\n".join("........" if y not in (3, 4) else "...##..." for y in range(8))}
+
+
+def case_board(spec: str) -> P.Board:
+    """A case's board: ``WxH[xD]`` or one of :data:`BOARDS` (boards with holes, as board text)."""
+    return P.parse_board_text(BOARDS[spec], spec) if spec in BOARDS else P.parse_board(spec)
+
+
+RUST_DEFAULT = Path.home() / ".cache" / "puzzlebatch-bench" / "pentomino-solver" / "pentomino-solver"
+RUST_BOARDS = {"6x10": "6x10", "5x12": "5x12", "8x8c": "8x8"}  # our case -> its board argument
+_RUST_LINE = re.compile(r"solutions=(\d+) checks=(\d+) seconds=([0-9.]+)")
+
+
+def run_rust(binary: Path, board: str, repeat: int, timeout: float | None = None) -> dict:
+    """Count with the Rust bitboard solver ``repeat`` times: {count, seconds (its own timing, median), wall_s
+    (around the process, median), cpu_s (median), checks, runs}, or {killed: True} after ``timeout`` seconds."""
+    secs, walls, cpus, count, checks = [], [], [], None, None
+    for _ in range(repeat):
+        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.perf_counter()
+        try:
+            proc = subprocess.run([str(binary), board], capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return {"killed": True, "timeout_s": timeout, "wall_s": time.perf_counter() - t0}
+        walls.append(time.perf_counter() - t0)
+        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append((r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime))
+        m = _RUST_LINE.search(proc.stdout)
+        if proc.returncode != 0 or not m:
+            return {"error": f"pentomino-solver exit {proc.returncode}: {(proc.stdout + proc.stderr).strip()[-300:]}"}
+        count, checks = int(m.group(1)), int(m.group(2))
+        secs.append(float(m.group(3)))
+    return {"count": count, "seconds": statistics.median(secs), "wall_s": statistics.median(walls),
+            "cpu_s": statistics.median(cpus), "checks": checks, "runs": repeat}
 
 
 def available_peers(args) -> tuple[list[str], dict[str, str]]:
     """The peers to run, and a message for each one asked for (or the default) that cannot run."""
     wanted = [] if args.no_peer else [w for w in args.peers.split(",") if w]
-    bad = [w for w in wanted if w not in ("xcover", "dlx1")]
+    bad = [w for w in wanted if w not in ("xcover", "dlx1", "rust")]
     if bad:
-        sys.exit(f"unknown peer(s) {', '.join(bad)}: choose from xcover, dlx1")
+        sys.exit(f"unknown peer(s) {', '.join(bad)}: choose from xcover, dlx1, rust")
     skipped = {}
     if "xcover" in wanted and importlib.util.find_spec("xcover") is None:
         skipped["xcover"] = "xcover is not installed (pip install xcover)"
     if "dlx1" in wanted and not (args.dlx1.is_file() and os.access(args.dlx1, os.X_OK)):
         skipped["dlx1"] = f"no dlx1 binary at {args.dlx1} (build it with bench/peers/dlx1.sh, or pass --dlx1)"
+    if "rust" in wanted and not (args.rust.is_file() and os.access(args.rust, os.X_OK)):
+        skipped["rust"] = (f"no pentomino-solver binary at {args.rust} (build it with "
+                           "bench/peers/build_pentomino_solver.sh, or pass --rust)")
     return [w for w in wanted if w not in skipped], skipped
 
 
@@ -287,8 +336,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cases", nargs="*", default=["6x10", "soma"], choices=sorted(CASES))
     ap.add_argument("--repeat", type=int, help="puzzlebatch repetitions (default per case)")
-    ap.add_argument("--peers", default="xcover,dlx1",
-                    help="comma-separated peers: xcover, dlx1 (default both; one not available is skipped)")
+    ap.add_argument("--peers", default="xcover,dlx1,rust",
+                    help="comma-separated peers: xcover, dlx1, rust (default all; one not available is skipped)")
     ap.add_argument("--no-peer", action="store_true", help="puzzlebatch alone (same as --peers '')")
     ap.add_argument("--no-ours", action="store_true",
                     help="peers alone: counts are checked between them and against the known totals")
@@ -300,6 +349,11 @@ def main() -> int:
                          "none: the whole problem")
     ap.add_argument("--dlx1", type=Path, default=Path(os.environ.get("DLX1") or DLX1_DEFAULT),
                     help=f"the dlx1 binary (default $DLX1 or {str(DLX1_DEFAULT).replace(str(Path.home()), '~')})")
+    ap.add_argument("--rust", type=Path, default=Path(os.environ.get("PENTOMINO_SOLVER") or RUST_DEFAULT),
+                    help="the Rust pentomino-solver binary (default $PENTOMINO_SOLVER or "
+                         f"{str(RUST_DEFAULT).replace(str(Path.home()), '~')})")
+    ap.add_argument("--threads", default=None,
+                    help="comma-separated numba thread counts to time puzzlebatch with, e.g. 1,2 (default: numba's)")
     ap.add_argument("--keep-dlx", type=Path, metavar="DIR", help="keep each case's dlx1 input as DIR/CASE.dlx")
     ap.add_argument("--backend", default="cpu")
     ap.add_argument("--levels", type=int, default=0, help="also time the first solution of N generated levels")
@@ -320,18 +374,27 @@ def main() -> int:
     for case in args.cases:
         board, pieces, repeat = CASES[case]
         repeat = args.repeat or repeat
-        pk = P.build(P.parse_board(board), S.load_pieces(pieces))
+        pk = P.build(case_board(board), S.load_pieces(pieces))
         row = {"case": case, "board": board, "pieces": pieces}
         res = None
         if not args.no_ours:
             RP.warm_up(backend)  # compile every rule first
             mode = RP.default_branch(pk)  # what `polyomino count` runs without --branch
-            walls, cpus = [], []
-            for _ in range(repeat):
-                c0, t0 = time.process_time(), time.perf_counter()
-                res = RP.count_packing(pk, backend, mode=mode)
-                walls.append(time.perf_counter() - t0)
-                cpus.append(time.process_time() - c0)
+            import numba
+
+            threads = [int(t) for t in args.threads.split(",")] if args.threads else [None]
+            row["threads"] = {}
+            for nt in threads:
+                if nt is not None:
+                    numba.set_num_threads(nt)
+                walls, cpus = [], []
+                for _ in range(repeat):
+                    c0, t0 = time.process_time(), time.perf_counter()
+                    res = RP.count_packing(pk, backend, mode=mode)
+                    walls.append(time.perf_counter() - t0)
+                    cpus.append(time.process_time() - c0)
+                row["threads"][str(nt or numba.get_num_threads())] = {
+                    "wall_median_s": statistics.median(walls), "cpu_median_s": statistics.median(cpus)}
             row.update({"solutions": res.solutions, "distinct": res.distinct, "nodes": res.nodes, "branch": mode,
                         "puzzlebatch_wall_median_s": statistics.median(walls),
                         "puzzlebatch_cpu_median_s": statistics.median(cpus), "repeat": repeat})
@@ -348,9 +411,21 @@ def main() -> int:
                 failures.append(f"{case}: {expect} solutions ({source}) is not a multiple of {orient}")
             expect //= orient
         row["peer_expected"], row["peer_expected_from"] = expect, source if expect is not None else None
-        if peers:
+        if "rust" in peers and case in RUST_BOARDS:
+            got = run_rust(args.rust, RUST_BOARDS[case], repeat, args.timeout)
+            row["rust"] = got
+            want = res.distinct if res is not None else KNOWN[case] // len(P.symmetries(pk))
+            if "error" in got:
+                failures.append(f"{case}: rust: {got['error']}")
+            elif "count" in got and got["count"] != want:
+                failures.append(f"{case}: rust counted {got['count']} distinct, expected {want}")
+            if res is not None and "seconds" in got:
+                row["rust_ratio_wall"] = {t: got["seconds"] / v["wall_median_s"] for t, v in row["threads"].items()}
+        if [p for p in peers if p != "rust"]:
             options, primary = xcover_options(pk, fix_piece=fix)
             for peer in peers:
+                if peer == "rust":
+                    continue
                 if peer == "xcover":
                     got = run_xcover(options, primary, args.timeout)
                 else:
@@ -389,6 +464,10 @@ def main() -> int:
         build = args.dlx1.parent / "BUILD-INFO"
         comp = [ln for ln in build.read_text().splitlines() if ln.startswith("compiler:")] if build.is_file() else []
         info.append(f"dlx1 {args.dlx1}" + (f" ({comp[0]})" if comp else ""))
+    if "rust" in peers:
+        build = args.rust.parent / "BUILD-INFO"
+        comp = [ln for ln in build.read_text().splitlines() if ln.startswith("compiler:")] if build.is_file() else []
+        info.append(f"rust pentomino-solver {args.rust}" + (f" ({comp[0]})" if comp else ""))
     print("; ".join(info))
     print(f"peer times: CPU seconds (wall in the JSON lines); ratios: peer CPU / puzzlebatch CPU (median), "
           f"above 1 puzzlebatch is faster; "
@@ -397,30 +476,50 @@ def main() -> int:
     for name, why in skipped.items():
         print(f"{name}: skipped: {why}")
     print()
-    head = ["case", "solutions", "distinct"] + ["peers' problem", "peer count"] * bool(peers)
+    tpeers = [p for p in peers if p != "rust"]  # the exact-cover peers (the Rust solver has its own table)
+    head = ["case", "solutions", "distinct"] + ["peers' problem", "peer count"] * bool(tpeers)
     if not args.no_ours:
         head += ["puzzlebatch wall", "puzzlebatch CPU"]
-    head += [f"{p} CPU" for p in peers]
+    head += [f"{p} CPU" for p in tpeers]
     if not args.no_ours:
-        head += [f"{p} / ours" for p in peers]
-    head += ["nodes (ours)"] * (not args.no_ours) + ["dlx1 nodes", "dlx1 mems"] * ("dlx1" in peers)
+        head += [f"{p} / ours" for p in tpeers]
+    head += ["nodes (ours)"] * (not args.no_ours) + ["dlx1 nodes", "dlx1 mems"] * ("dlx1" in tpeers)
     print("| " + " | ".join(head) + " |")
     print("|" + "|".join("---" if h in ("case", "peers' problem") else "---:" for h in head) + "|")
     for r in rows:
-        counts = {r[p]["count"] for p in peers if "count" in r.get(p, {})}
+        counts = {r[p]["count"] for p in tpeers if "count" in r.get(p, {})}
         cells = [r["case"], _n(r.get("solutions")), _n(r.get("distinct"))]
-        if peers:
+        if tpeers:
             cells += [r["peer_problem"], ", ".join(_n(c) for c in sorted(counts)) or "—"]
         if not args.no_ours:
             cells += [f"{r['puzzlebatch_wall_median_s']:.3f} ({r['repeat']})", f"{r['puzzlebatch_cpu_median_s']:.3f}"]
-        cells += [_fmt_s(r.get(p)) for p in peers]
+        cells += [_fmt_s(r.get(p)) for p in tpeers]
         if not args.no_ours:
-            cells += [_ratio(r.get(p), r["puzzlebatch_cpu_median_s"]) for p in peers]
+            cells += [_ratio(r.get(p), r["puzzlebatch_cpu_median_s"]) for p in tpeers]
             cells.append(_n(r.get("nodes")))
-        if "dlx1" in peers:
+        if "dlx1" in tpeers:
             d = r.get("dlx1", {})
             cells += [_n(d.get("nodes")), _n(d.get("mems"))]
         print("| " + " | ".join(cells) + " |")
+    rust_rows = [r for r in rows if "rust" in r]
+    if rust_rows:
+        nts = sorted({t for r in rust_rows for t in r.get("threads", {})}, key=int)
+        print("\nRust bitboard solver (one thread): its own seconds and the process's CPU seconds (medians); "
+              "ours: wall / CPU seconds per numba thread count (medians); ratios above 1: puzzlebatch is faster")
+        head = ["case", "distinct", "Rust s / CPU s"]
+        head += [f"ours, {t} thread{'s' * (t != '1')}" for t in nts]
+        head += [f"Rust / ours wall, {t} thread{'s' * (t != '1')}" for t in nts]
+        head += ["Rust CPU / ours CPU, 1 thread"] * ("1" in nts)
+        print("| " + " | ".join(head) + " |")
+        print("|" + "|".join("---" if h == "case" else "---:" for h in head) + "|")
+        for r in rust_rows:
+            g, th = r["rust"], r.get("threads", {})
+            cells = [r["case"], _n(g.get("count")), f"{_fmt_s(g, 'seconds')} / {_fmt_s(g)}"]
+            cells += [f"{th[t]['wall_median_s']:.3f} / {th[t]['cpu_median_s']:.3f}" if t in th else "—" for t in nts]
+            cells += [f"{r['rust_ratio_wall'][t]:.2f}×" if t in r.get("rust_ratio_wall", {}) else "—" for t in nts]
+            if "1" in nts:
+                cells.append(f"{g['cpu_s'] / th['1']['cpu_median_s']:.2f}×" if "cpu_s" in g and "1" in th else "—")
+            print("| " + " | ".join(cells) + " |")
     if failures:
         print("\nFAILED:\n" + "\n".join(failures), file=sys.stderr)
         return 1

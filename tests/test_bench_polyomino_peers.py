@@ -26,7 +26,7 @@ def bench():
 
 def _packing(case, bench):
     board, pieces, _ = bench.CASES[case]
-    return P.build(P.parse_board(board), S.load_pieces(pieces))
+    return P.build(bench.case_board(board), S.load_pieces(pieces))
 
 
 def test_fixed_piece_only_for_3d_cubes(bench):
@@ -80,3 +80,42 @@ def test_dlx1_counts_soma_per_rotation_class(bench):
     options, primary = bench.xcover_options(pk, fix_piece=bench.fixed_piece(pk))
     got = bench.run_dlx1(binary, bench.dlx_text(options, primary), timeout=60)
     assert got["count"] == 11520 // 24 and got["nodes"] > 0
+
+
+def test_8x8_minus_centre_case(bench):
+    pk = _packing("8x8c", bench)
+    assert pk.board.n_cells == 60 and len(P.symmetries(pk)) == 8
+    assert bench.KNOWN["8x8c"] // 8 == 65  # Scott (1958): 65 distinct solutions
+
+
+def _rust_script(tmp_path, body):
+    path = tmp_path / "pentomino-solver"
+    path.write_text("#!/bin/sh\n" + body + "\n")
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return path
+
+
+def test_rust_report_is_parsed_and_a_slow_run_is_killed(bench, tmp_path):
+    fake = _rust_script(tmp_path, 'echo "solutions=7 checks=90 seconds=0.250000"')
+    got = bench.run_rust(fake, "6x10", repeat=3, timeout=30)
+    assert (got["count"], got["checks"], got["seconds"], got["runs"]) == (7, 90, 0.25, 3)
+    bad = _rust_script(tmp_path, 'echo "board is not one" >&2; exit 2')
+    assert "exit 2" in bench.run_rust(bad, "6x10", repeat=1)["error"]
+    slow = _rust_script(tmp_path, "sleep 20")
+    got = bench.run_rust(slow, "6x10", repeat=1, timeout=0.5)
+    assert got["killed"] and got["timeout_s"] == 0.5
+
+
+def test_missing_rust_solver_is_skipped_with_a_message(bench, tmp_path):
+    args = argparse.Namespace(no_peer=False, peers="rust", dlx1=tmp_path / "nope", rust=tmp_path / "nope")
+    peers, skipped = bench.available_peers(args)
+    assert peers == [] and "bench/peers/build_pentomino_solver.sh" in skipped["rust"]
+
+
+def test_rust_solver_counts_the_published_distinct_solutions(bench):
+    binary = Path(os.environ.get("PENTOMINO_SOLVER") or bench.RUST_DEFAULT)
+    if not (binary.is_file() and os.access(binary, os.X_OK)):
+        pytest.skip(f"no pentomino-solver at {binary} (bench/peers/build_pentomino_solver.sh builds it)")
+    for case, want in (("8x8c", 65), ("5x12", 1010)):  # published: Scott (1958); Golomb, "Polyominoes"
+        got = bench.run_rust(binary, bench.RUST_BOARDS[case], repeat=1, timeout=120)
+        assert got["count"] == want, case
