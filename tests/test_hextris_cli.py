@@ -162,9 +162,9 @@ def test_play_icfp2015_prints_official_solutions_for_every_seed(warm_cache):
 
 
 def test_play_icfp2015_honours_a_short_time_limit(warm_cache):
-    """At the limit the best solution of every game so far is printed (none before the greedy player's first
-    chunk) and the process exits without waiting for the worker; the test asserts no duration (the subprocess
-    timeout only guards against a hang)."""
+    """At the limit the best solution of every game so far is printed (the plain-Python player's before the
+    compiled players' first move) and the process exits without waiting for the worker; the test asserts no
+    duration (the subprocess timeout only guards against a hang)."""
     from puzzlebatch.puzzles.hextris.model import load_phrases, official_problem, score_solution
 
     proc = _play("-f", PROBLEMS / "problem_24.json", "-t", 3, timeout=900)

@@ -19,6 +19,11 @@ to 256 states per game).  ``-m MB``: the beam player holds at most as many game 
 interpreter, numba's compiled code and the output.  The process needs about 300 MB before any game (numba and its
 compiled kernels: 310-360 MB maximum resident size measured for problems 21 and 13 with ``-m 200``), so a limit
 below ~400 MB cannot be honoured.
+
+On a fresh machine numba compiles the kernels on first use, inside ``-t``: meanwhile the main thread plays every
+game with the plain-Python player of :mod:`puzzlebatch.runners.hextris.coldstart` (nothing to compile), until the
+first compiled move; each game keeps whichever answer scores more, and stderr's last line says what the cold start
+cost.
 """
 
 from __future__ import annotations
@@ -80,14 +85,39 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BAD_INPUT
     # The player runs in a worker thread so that the time limit holds even during a long step (numba compiling
     # the kernels on first use): at the limit the problems finished so far are printed and the process exits.
+    return play(player, args.seconds)
+
+
+def play(player: BeamRun, seconds: float | None, out=None, err=None) -> int:
+    """Run ``player`` with the cold start covered; print the solutions on ``out`` and the cold start's cost on
+    ``err`` (stdout and stderr by default)."""
+    from puzzlebatch.puzzles.hextris.model import load_phrases
+    from puzzlebatch.runners.hextris.coldstart import QuickPlayer
+
+    out = sys.stdout if out is None else out
+    err = sys.stderr if err is None else err
     worker = threading.Thread(target=player.run, daemon=True)
     worker.start()
     # (the margin covers the interpreter start before t0 and writing the output)
-    limit = None if args.seconds is None else max(0.0, player.t0 + 0.9 * args.seconds - 0.7 - time.perf_counter())
-    worker.join(limit)
-    json.dump(player.solutions(), sys.stdout)
-    sys.stdout.write("\n")
-    sys.stdout.flush()
+    end = None if seconds is None else player.t0 + 0.9 * seconds - 0.7
+    # While the compiled players are built (numba compiling on first use, the whole cold start on a fresh
+    # machine), this thread plays every game in plain Python: no game waits for the compiler.
+    quick = QuickPlayer(player.problems, load_phrases() if player.phrases is None else list(player.phrases),
+                        player.tag)
+    player.quick = quick
+    # it stops at the first compiled move: from there on the compiled players need the interpreter lock
+    quick.run(stop=lambda: player.first_move_at is not None or player.greedy_done.is_set(), deadline=end)
+    worker.join(None if end is None else max(0.0, end - time.perf_counter()))
+    json.dump(player.solutions(), out)
+    out.write("\n")
+    out.flush()
+    first = player.first_move_at
+    waited = (time.perf_counter() if first is None else first) - player.t0
+    share = f" ({100 * waited / seconds:.0f} % of -t {seconds:g})" if seconds else ""
+    print(f"play_icfp2015: cold start {waited:.1f} s{share} before the first compiled move"
+          f"{' (none was made)' if first is None else ''}; meanwhile the plain-Python player placed {quick.units} "
+          f"units", file=err)
+    err.flush()
     if worker.is_alive():
         os._exit(0)  # do not wait for the worker's current step
     return 0

@@ -210,6 +210,15 @@ class BeamRun:
         self._greedy: dict[tuple[int, int], tuple[dict, int]] = {}  # game -> (entry, exact total)
         self._beam: dict[tuple[int, int], tuple[dict, int]] = {}  # games where the beam player scores more
         self._lock = threading.Lock()
+        #: the plain-Python player of the cold start (``coldstart.QuickPlayer``), set by whoever runs it: a game
+        #: keeps its solution where it scores more than the compiled players'
+        self.quick = None
+        #: ``time.perf_counter()`` when the first compiled move was made (None before): the cold start's cost
+        self.first_move_at: float | None = None
+        #: set once every game has the compiled greedy player's solution scored (or the run gave up)
+        self.greedy_done = threading.Event()
+        #: called in the worker thread before anything is compiled (tests inject a slow compile here)
+        self.before_compile = None
 
     def run(self) -> None:
         from puzzlebatch.puzzles.hextris.model import load_phrases
@@ -220,11 +229,21 @@ class BeamRun:
         greedy = GreedyPlayer(self.problems, self.backend, megabytes=self.megabytes, tag=self.tag)
         with self._lock:
             self.greedy = greedy
-        greedy.run(deadline(self.t0, self.seconds))
-        entries = greedy.result().solutions
-        scores = score_solutions({p.id: p for p in self.problems}, entries, phrases, self.backend).scores
-        with self._lock:
-            self._greedy = {(e["problemId"], e["seed"]): (e, s.total) for e, s in zip(entries, scores)}
+        try:
+            if self.before_compile is not None:
+                self.before_compile()
+
+            def first(_units):
+                if self.first_move_at is None:
+                    self.first_move_at = time.perf_counter()
+
+            greedy.run(deadline(self.t0, self.seconds), on_chunk=first)
+            entries = greedy.result().solutions
+            scores = score_solutions({p.id: p for p in self.problems}, entries, phrases, self.backend).scores
+            with self._lock:
+                self._greedy = {(e["problemId"], e["seed"]): (e, s.total) for e, s in zip(entries, scores)}
+        finally:
+            self.greedy_done.set()
         if not greedy.complete:
             return
 
@@ -241,8 +260,18 @@ class BeamRun:
 
     def solutions(self) -> list[dict]:
         """Every game's best solution so far, in problem and seed order."""
+        quick = {} if self.quick is None else self.quick.best()
         with self._lock:
-            if not self._greedy:
-                return [] if self.greedy is None else self.greedy.result().solutions
-            return [(self._beam.get(key) or self._greedy[key])[0]
-                    for key in ((p.id, s) for p in self.problems for s in dict.fromkeys(p.source_seeds))]
+            partial = {}
+            if not self._greedy and self.greedy is not None:
+                # the greedy phase is under way: its partial games, scored by their move score (a lower bound)
+                r = self.greedy.result()
+                partial = {(e["problemId"], e["seed"]): (e, s) for e, s in zip(r.solutions, r.move_scores)}
+            out = []
+            for key in ((p.id, s) for p in self.problems for s in dict.fromkeys(p.source_seeds)):
+                have = [c for c in (self._beam.get(key) or self._greedy.get(key) or partial.get(key), quick.get(key))
+                        if c is not None]
+                # the first is kept on ties: the compiled players' answer before the quick player's
+                out.append(max(have, key=lambda c: c[1])[0] if have else
+                           {"problemId": key[0], "seed": key[1], "tag": self.tag, "solution": ""})
+            return out
