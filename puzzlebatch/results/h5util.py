@@ -149,14 +149,22 @@ def check_compatible(name: str, ds: h5py.Dataset, arr: np.ndarray) -> None:
         raise ValueError(f"column {name!r}: cannot store {arr.dtype} in a column of {ds.dtype} without loss")
 
 
-def commit_rows(owner: h5py.Group, counter: str, columns: list[tuple[h5py.Dataset, np.ndarray]]) -> None:
-    """Append equal-length arrays to their datasets, then bump ``owner.attrs[counter]`` (within one transaction;
-    readers trust only ``[:counter]``)."""
+def commit_rows(owner: h5py.Group, counter: str, columns: list[tuple[h5py.Dataset, np.ndarray]],
+                commit: Any = None) -> None:
+    """Append equal-length arrays to their datasets, then bump ``owner.attrs[counter]`` (readers trust only
+    ``[:counter]``).
+
+    ``commit`` (the store's commit) is called between the two: the rows and their chunk index are on disk before
+    the counter that exposes them changes, so a reader polling the file without a lock never sees a counter
+    ahead of its rows.  A crash between the two commits leaves rows past the counter, which the next writer cuts.
+    """
     n, k = int(owner.attrs.get(counter, 0)), len(columns[0][1])
     for ds, _ in columns:
         ds.resize(n + k, axis=0)
     for ds, arr in columns:
         ds[n:n + k] = arr
+    if commit is not None:
+        commit()
     owner.attrs.modify(counter, np.int64(n + k))  # in place, no attribute re-creation
 
 

@@ -71,6 +71,12 @@ class Run:
         """Number of committed item rows."""
         return int(self._group.attrs.get("n_committed", 0))
 
+    def _readable_rows(self, items: h5py.Group) -> int:
+        """The committed rows a reader may read: the counter, clamped to the shortest column (a counter past its
+        rows is damage, never fill values to show) and to 0."""
+        n = max(0, self.n_committed)
+        return min(n, *(ds.shape[0] for ds in items.values())) if len(items) else n
+
     @transaction
     def set_result(self, result: dict) -> None:
         """Store the run's overall result (JSON)."""
@@ -177,7 +183,7 @@ class Run:
             return
 
         commit_rows(self._group, "n_committed",
-                     [(items[name], arr) for name, arr in arrays.items()])
+                     [(items[name], arr) for name, arr in arrays.items()], self._store._commit)
 
     @transaction
     def truncate_items(self, n: int) -> None:
@@ -192,17 +198,19 @@ class Run:
     def items(self) -> dict[str, np.ndarray]:
         """The committed rows of every column (``[:n_committed]``), in column creation order."""
         items = self._group.get("items")
-        n = self.n_committed
-        return {} if items is None else {name: read_rows(ds, n) for name, ds in items.items()}
+        if items is None:
+            return {}
+        n = self._readable_rows(items)
+        return {name: read_rows(ds, n) for name, ds in items.items()}
 
     def item_rows(self, start: int = 0, stop: int | None = None) -> dict[str, np.ndarray]:
         """Committed rows ``start:stop`` of every column (clipped to ``n_committed``), read without the rest."""
         items = self._group.get("items")
-        n = self.n_committed
-        start = max(0, min(int(start), n))
-        stop = n if stop is None else max(start, min(int(stop), n))
         if items is None:
             return {}
+        n = self._readable_rows(items)
+        start = max(0, min(int(start), n))
+        stop = n if stop is None else max(start, min(int(stop), n))
         out = {}
         for name, ds in items.items():
             src = ds.asstr() if h5py.check_string_dtype(ds.dtype) is not None else ds
@@ -233,7 +241,7 @@ class Run:
                 sg.create_dataset(key, shape=(0,), maxshape=(None,), chunks=(4096,), dtype=arr.dtype, **COMPRESSION)
             sg.attrs["n"] = np.int64(0)
         sg = group[name]
-        commit_rows(sg, "n", [(sg["step"], steps), (sg["value"], values)])
+        commit_rows(sg, "n", [(sg["step"], steps), (sg["value"], values)], self._store._commit)
 
     def series(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """The committed ``(step, value)`` arrays of series ``name`` (KeyError if absent)."""

@@ -16,8 +16,11 @@ Every change (a run created, rows appended, a checkpoint or a result saved, a st
 the writer's HDF5 I/O goes through a rollback journal (:mod:`puzzlebatch.results.journal`) and each method ends
 with a commit (HDF5 flush, ``fsync``).  A writer killed at any write, or a power cut, leaves the file as of its
 last commit; the next writer rolls back the unfinished transaction (and says so on stderr), readers read through
-the journal.  Within a transaction the order still follows the counter protocol (rows, then the counter), and
-readers trust ``[:n_committed]``, so files written by earlier versions keep their guarantees too.
+the journal.  Appended rows follow the counter protocol: the rows are committed, then the counter in a commit of
+its own, so a reader polling the file without a lock never sees a counter ahead of its rows; readers trust
+``[:n_committed]`` (clamped to the columns' length), so files written by earlier versions keep their guarantees too.
+Opening checks the file's structure (:func:`check_structure`): links out of the file and virtual datasets are
+refused.
 
 New files use HDF5's 1.8 format or later (``libver=("v108", "latest")``): checksummed metadata, so a damaged file
 is reported instead of misread; numeric item columns and checkpoint arrays carry Fletcher-32 checksums.  Item
@@ -27,6 +30,7 @@ rows takes a few kilobytes, not a whole preallocated chunk a column.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
@@ -55,6 +59,52 @@ _LIBVER = ("v108", "latest")  # checksummed metadata; superblock v2 (no "open fo
 def say(message: str) -> None:
     """Where the store reports what it repaired (one line on stderr; tests may replace it)."""
     print(f"puzzlebatch: {message}", file=sys.stderr)
+
+
+# ----------------------------------------------------------------------------- structure
+
+def check_structure(f: h5py.File, path: Any) -> None:
+    """Refuse a results file that is not shaped as this module writes it, before anything is read from it.
+
+    Only hard links to objects inside the file are followed: an external link, a soft link or a virtual dataset
+    (which read other files, possibly outside the folder a server serves) is refused, as are ``/runs`` not a group
+    and a negative row counter.  One line naming the file and the object (:class:`PuzzleInputError`)."""
+    def refuse(where: str, what: str) -> None:
+        raise PuzzleInputError(f"{path}: damaged results file ({where}: {what})")
+
+    runs_link = f.get("runs", getlink=True)
+    if runs_link is None:
+        return
+    if not isinstance(runs_link, h5py.HardLink):
+        refuse("/runs", f"a {_link_kind(runs_link)}, not a group; links are not followed")
+    if not isinstance(f["runs"], h5py.Group):
+        refuse("/runs", "a dataset, not a group")
+
+    def visit(name: str, link) -> tuple[str, str] | None:  # a value stops the visit (raising inside it cannot)
+        where = f"/runs/{name}"
+        if not isinstance(link, h5py.HardLink):
+            return where, f"a {_link_kind(link)}; links are not followed"
+        obj = f["runs"][name]
+        if isinstance(obj, h5py.Dataset) and obj.is_virtual:
+            return where, "a virtual dataset; it reads other files"
+        if isinstance(obj, h5py.Group):
+            for key in ("n_committed", "n"):
+                if key in obj.attrs:
+                    try:
+                        value = int(np.asarray(obj.attrs[key]).reshape(-1)[0])
+                    except (TypeError, ValueError, IndexError, OSError):
+                        return where, f"{key} is not a whole number"
+                    if value < 0:
+                        return where, f"{key} is negative ({value})"
+        return None
+
+    found = f["runs"].visititems_links(visit)
+    if found is not None:
+        refuse(*found)
+
+
+def _link_kind(link) -> str:
+    return {h5py.ExternalLink: "external link", h5py.SoftLink: "soft link"}.get(type(link), "link")
 
 
 # ----------------------------------------------------------------------------- store
@@ -99,6 +149,7 @@ class ResultsStore:
             raise PuzzleInputError(f"{self.path}: results file already exists")
         if self.writable and not self.path.parent.is_dir():
             raise PuzzleInputError(f"{self.path}: directory {self.path.parent} does not exist")
+        self._created = self.writable and not exists  # a new file that never gets a commit is removed on closing
         try:
             self._file = self._open_writer() if self.writable else self._open_reader()
         except OSError as exc:
@@ -187,6 +238,7 @@ class ResultsStore:
         if not isinstance(version, int) or version > SCHEMA_VERSION:
             raise PuzzleInputError(f"{self.path}: schema_version {version!r} is newer than this puzzlebatch "
                                    f"supports ({SCHEMA_VERSION}); upgrade puzzlebatch")
+        check_structure(f, self.path)
         if self.writable and "runs" not in f:
             f.create_group("runs", track_order=True)
             self._commit()
@@ -336,7 +388,18 @@ class ResultsStore:
             if self._io is not None:
                 self._io.close()
                 self._io = None
+            self._remove_if_never_committed()
         journal.check_crash()
+
+    def _remove_if_never_committed(self) -> None:
+        """A file this store created that holds no commit (a full disk at the first write): nothing is left."""
+        if not getattr(self, "_created", False) or journal.faults.frozen:  # a simulated kill leaves what a kill does
+            return
+        with contextlib.suppress(OSError):
+            if self.path.stat().st_size == 0:
+                self.path.unlink()
+                journal.journal_path(self.path).unlink(missing_ok=True)
+        self._created = False
 
     def __enter__(self) -> ResultsStore:
         return self

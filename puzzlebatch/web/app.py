@@ -154,6 +154,7 @@ def create_app(results_dir: str | Path = "results", *, jobs: JobManager | None =
                               '`{"error": "<one line>"}`.')
     app.state.results_dir = results_dir
     app.state.jobs = manager
+    static = static_dir()
     app.add_middleware(GuardMiddleware, allowed_hosts=allowed_hosts, max_body=limits.MAX_BODY_BYTES)
 
     @app.exception_handler(PathRefused)
@@ -195,10 +196,16 @@ def create_app(results_dir: str | Path = "results", *, jobs: JobManager | None =
     def health() -> dict:
         return {"status": "ok", "version": __version__}
 
+    @app.get("/api/limits", tags=["server"], summary="The sizes the server accepts (the page checks them first)")
+    def page_limits() -> dict:
+        return limits.page_limits()
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    def favicon():
+        return FileResponse(static / "favicon.svg", media_type="image/svg+xml")
+
     for module in (polyomino, hextris, sliding, results, jobs_api):
         app.include_router(module.router)
-
-    static = static_dir()
 
     @app.get("/", include_in_schema=False)
     def index():

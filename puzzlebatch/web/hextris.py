@@ -101,6 +101,26 @@ def solution_text(params: dict, problem, seed: int) -> tuple[str, str | None]:
     return text.rstrip("\n"), None
 
 
+def replay_bytes(problem, n_commands: int) -> int:
+    """An upper estimate of the memory a replay of ``n_commands`` commands takes: the game keeps every position
+    of the falling unit (a set of its cells, about 200 bytes a cell) until it locks, so a unit can pile up as many
+    positions as commands, up to the board's positions (six turns a cell); plus a pose a command and a board
+    bitmap a lock, each kept three times over (array, base64, JSON)."""
+    w, h = problem.width, problem.height
+    unit = max((len(u.members) for u in problem.units), default=1)
+    per_unit = min(n_commands, 6 * w * h) + 1
+    boards = (min(n_commands, problem.source_length) + 1) * ((w * h + 7) // 8)
+    return per_unit * unit * 200 + 3 * (8 * (n_commands + 1) + boards)
+
+
+def check_replay(problem, text: str) -> None:
+    """Refuse a replay whose estimate (:func:`replay_bytes`) is over the memory limit, before it starts."""
+    from puzzlebatch.limits import check_memory
+
+    check_memory(replay_bytes(problem, len(text)),
+                 f"replay of problem {problem.id} ({problem.width}x{problem.height}, {len(text):,} commands)")
+
+
 def _b64(arr: np.ndarray) -> str:
     return base64.b64encode(np.ascontiguousarray(arr).tobytes()).decode("ascii")
 
@@ -234,6 +254,7 @@ def replay_task(params: dict, ctx: Context) -> dict:
     problem = problem_of(params)
     seed = int(params.get("seed", problem.source_seeds[0]))
     text, tag = solution_text(params, problem, seed)
+    check_replay(problem, text)
     ensure_warm("hextris", ctx)
     doc = record(problem, seed, text, load_phrases(), ctx)
     return doc | {"tag": tag, "source": params.get("source", "text")}

@@ -53,6 +53,14 @@ KEPT_JOBS = 64  # finished jobs kept for their results (oldest dropped first)
 PROGRESS_EVERY_SECONDS = 0.2
 
 
+def page_limits() -> dict[str, int]:
+    """The limits the page checks before it sends a request or draws anything (``/api/limits``): the same
+    numbers the server refuses past, from this one place."""
+    return {"board_side": MAX_BOARD_SIDE, "board_depth": MAX_BOARD_DEPTH, "board_cells": MAX_BOARD_CELLS,
+            "sliding_min_side": SLIDING_MIN_SIDE, "sliding_max_side": SLIDING_MAX_SIDE,
+            "solution_chars": MAX_SOLUTION_CHARS, "body_bytes": MAX_BODY_BYTES}
+
+
 def check_range(name: str, value: int, low: int, high: int) -> int:
     """``value`` if ``low <= value <= high``, else a one-line :class:`PuzzleInputError` naming ``name``."""
     if not low <= value <= high:

@@ -17,10 +17,39 @@ from puzzlebatch.web import limits
 from puzzlebatch.web.paths import NotFound, resolve
 
 
+RETRIES = 3  # a read that races a writer's commit is tried again on a fresh view of the file
+RETRY_SECONDS = 0.05
+
+
 def _open(root: Path, rel: str):
     from puzzlebatch.results.store import ResultsStore
 
     return ResultsStore(resolve(root, rel), "r")
+
+
+def _retrying(read):
+    """Run ``read`` (which opens the file itself), again on a racing read: a file read while its writer commits
+    may show a half-written page for a moment.  A read that keeps failing is one line naming the file."""
+    import functools
+    import time
+
+    from puzzlebatch.errors import PuzzleInputError
+    from puzzlebatch.results.h5util import one_line_reason
+
+    @functools.wraps(read)
+    def wrapper(root: Path, rel: str, *args, **kwargs):
+        for attempt in range(RETRIES):
+            try:
+                return read(root, rel, *args, **kwargs)
+            except (OSError, RuntimeError, KeyError, ValueError, TypeError, IndexError) as exc:
+                if isinstance(exc, PuzzleInputError):
+                    raise
+                if attempt == RETRIES - 1:
+                    raise PuzzleInputError(f"{rel}: damaged results file ({one_line_reason(exc)})") from None
+                time.sleep(RETRY_SECONDS)
+        raise AssertionError("unreachable")
+
+    return wrapper
 
 
 def _run(store, run_id: str):
@@ -29,6 +58,7 @@ def _run(store, run_id: str):
     return store.run(run_id)
 
 
+@_retrying
 def describe_file(root: Path, rel: str) -> dict:
     """``puzzlebatch show FILE --json``, with the path as the request named it and each run's drawing kind
     (``drawable``: what the page draws a stored solution as, None for a table only)."""
@@ -56,6 +86,7 @@ def _cell(value: Any) -> Any:
     return value
 
 
+@_retrying
 def items_page(root: Path, rel: str, run_id: str, offset: int, limit: int) -> dict:
     """Rows ``offset .. offset + limit`` of a run's items: ``columns`` and ``rows`` as stored (long strings cut),
     and ``items``, the same rows decoded by the family's records module (``puzzlebatch show FILE --run ID
@@ -145,11 +176,13 @@ def _sizes(doc: dict) -> dict:
     return out
 
 
+@_retrying
 def stored_solution(root: Path, rel: str, run_id: str, row: int, kind: str | None = None) -> dict:
     """The stored solution of row ``row`` (0-based) of a run, decoded by its family's records module (the fields of
     ``puzzlebatch show FILE --run ID --solution K --json``), with ``kind``, its drawing; ``kind`` given: the run
     must draw as that (404 otherwise)."""
     from puzzlebatch.errors import PuzzleInputError
+    from puzzlebatch.limits import LimitError
     from puzzlebatch.results.show import records, run_description
 
     with _open(root, rel) as store:
@@ -166,6 +199,8 @@ def stored_solution(root: Path, rel: str, run_id: str, row: int, kind: str | Non
             raise NotFound(f"row {row}: the run has rows 0..{n - 1}" if n else f"run {run_id} has no rows")
         try:
             doc = records(attrs.get("family")).solution(run, k)
+        except LimitError:
+            raise  # a size over a limit: 400, as on the command line
         except (PuzzleInputError, OSError, RuntimeError, KeyError, ValueError, IndexError, TypeError) as exc:
             raise NotFound(f"run {run_id} row {row}: cannot read it ({' '.join(str(exc).split())})") from None
         return {"kind": drawing, "run": run_id, "row": k if desc["rows_per_solution"] > 1 else row,

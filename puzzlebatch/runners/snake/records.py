@@ -28,7 +28,19 @@ def _problem(run) -> tuple[Box, str | None]:
 
         box = parse_box(str(params["box"]))
     chain = "".join("J" if c else "F" for c in inst["chain"]) if "chain" in inst else params.get("chain")
+    _check_sizes(run, box, chain)
     return box, chain
+
+
+def _check_sizes(run, box: Box, chain: str | None) -> None:
+    """Sizes read from a file are checked like sizes typed on the command line (``puzzlebatch.limits``)."""
+    from puzzlebatch import limits
+
+    if min(box.dims) < 1:
+        raise PuzzleInputError(f"run {run.id}: stored box {size_text(box.dims)} has a side under 1")
+    limits.CELLS.check(box.a * box.b * box.c, f"run {run.id}: stored box {size_text(box.dims)}")
+    if chain is not None:
+        limits.CHAIN.check(len(chain), f"run {run.id}: stored chain")
 
 
 def _stores_foldings(run) -> bool:

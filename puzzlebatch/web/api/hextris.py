@@ -59,5 +59,6 @@ def replay(body: ReplayIn, request: Request):
     if spec["seed"] not in problem.source_seeds:
         raise PuzzleInputError(f"--seed {spec['seed']}: not a seed of problem {problem.id} "
                                f"({', '.join(map(str, problem.source_seeds))})")
-    W.solution_text(spec, problem, spec["seed"])  # a missing entry or bad JSON fails before the job
+    text, _ = W.solution_text(spec, problem, spec["seed"])  # a missing entry or bad JSON fails before the job
+    W.check_replay(problem, text)  # so does a replay that would not fit in the worker's memory
     return start_job(request, "hextris.replay", spec)

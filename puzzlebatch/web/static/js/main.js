@@ -25,11 +25,16 @@ async function status() {
   try {
     const [h, w] = await Promise.all([api("/api/health"), api("/api/workers")]);
     const ready = w.workers.filter((x) => x.state === "idle" || x.state === "busy").length;
+    const warming = w.workers.filter((x) => x.state === "warming" || x.state === "starting").length;
     document.getElementById("server-status").textContent =
       `puzzlebatch ${h.version} · workers ready ${ready}/${w.workers.length}`;
+    const line = document.getElementById("warming");
+    line.hidden = warming === 0;  // goes away once every worker has compiled its kernels
+    if (warming) line.textContent = `Warming up kernels (${warming} of ${w.workers.length} worker` +
+      `${w.workers.length > 1 ? "s" : ""}): the first search waits for them; later ones start at once.`;
   } catch (e) {
     document.getElementById("server-status").textContent = "server not answering";
   }
 }
 status();
-setInterval(status, 5000);
+setInterval(status, 2000);

@@ -178,14 +178,33 @@ async function load(extra) {
     say($("rp-message"), `Problem ${r.problem.id} seed ${r.seed} (${r.source}${r.tag ? ", " + r.tag : ""}): ` +
       `${r.n_commands.toLocaleString()} commands, ${r.final.units_locked} units; final score ${r.final.total.toLocaleString()} (${r.final.end})` +
       (r.error_at ? ` — the game errs at command ${r.error_at}` : ""), r.error_at ? "error" : "ok");
+    showInToolbar(r.problem.id, r.seed, r.source);
     document.body.dataset.replayLoaded = `${r.problem.id}:${r.seed}`;
   } catch (e) { say($("rp-message"), e.message, "error"); }
+}
+
+// The toolbar names the game on the board (a replay opened from the results browser included), never an earlier one.
+function showInToolbar(problemId, seed, source) {
+  const sel = $("rp-problem");
+  if (![...sel.options].some((o) => o.value === String(problemId))) {
+    sel.add(new Option(`${problemId}: uploaded problem`, problemId));
+  }
+  sel.value = String(problemId);
+  if (st.problems[problemId] && st.problems[problemId].id === problemId) fillSeeds();
+  else { $("rp-seed").textContent = ""; }
+  if (![...$("rp-seed").options].some((o) => o.value === String(seed))) $("rp-seed").add(new Option(String(seed), seed));
+  $("rp-seed").value = String(seed);
+  if (source === "results" || source === "reference") {
+    const opt = [...$("rp-source").options].find((o) => o.value === source);
+    if (opt) $("rp-source").value = source;
+  }
 }
 
 async function fillSeeds() {
   const p = st.problems[Number($("rp-problem").value)];
   const sel = $("rp-seed");
   sel.textContent = "";
+  if (!p) return;
   for (const s of p.seeds) sel.add(new Option(s + (p.reference_seeds.includes(s) ? " (reference)" : ""), s));
 }
 

@@ -18,6 +18,7 @@ function table(parent, headers, rows, onRow) {
     for (const v of r) {
       const td = row.insertCell();
       if (typeof v === "object" && v !== null) jsonCell(td, v); else td.textContent = fmt(v);
+      if (td.textContent.length > 40) td.classList.add("long");  // wraps anywhere: a solution, a chain
     }
   });
   parent.appendChild(t);

@@ -36,6 +36,7 @@ async function changed() {
   size();
   st.tiles = parseTiles();
   st.path = null; stop(); updateSteps();
+  say($("sl-message"), "");  // a solution or error of the board before no longer applies
   const mine = ++st.checks;  // answers can come back out of order: only the latest board's is shown
   try {
     const r = await api("/api/sliding/check", { rows: st.rows, cols: st.cols, tiles: st.tiles, goal: $("sl-goal").value });
@@ -84,11 +85,13 @@ function animate() {
 
 async function solve() {
   $("sl-solve").disabled = true; $("sl-cancel").disabled = false;
+  const board = st.checks;  // the board this solve is for: an edit meanwhile makes its answer stale
   try {
     const j = await runJob("/api/sliding/solve", { rows: st.rows, cols: st.cols, tiles: st.tiles, goal: $("sl-goal").value,
                                                     keep: $("sl-keep").checked },
       (job) => { st.job = job; say($("sl-message"), `solving: ${job.phase}${job.seconds ? ` · ${job.seconds.toFixed(1)} s` : ""}`); });
     const r = j.result;
+    if (board !== st.checks) return;
     if (!r.solvable) { say($("sl-message"), r.explanation, "error"); return; }
     st.path = r; show(0);
     say($("sl-message"), `${r.length} moves (optimal, ${r.heuristic}): ${r.nodes.toLocaleString()} nodes in ${r.seconds.toFixed(3)} s on ${r.backend}` +

@@ -47,7 +47,8 @@ function owners() {
   return m;
 }
 function used(name) { return st.placed.filter((p) => p.piece === name).length; }
-function edited() { st.solution = null; $("ws-level-text").hidden = true; draw(); }
+// The level changed: the solution and every message about the old level no longer apply.
+function edited() { st.solution = null; $("ws-level-text").hidden = true; say($("ws-message"), ""); draw(); }
 
 function anchorCells(cells, at) {
   const a = cells[0];
@@ -106,7 +107,12 @@ function draw() {
       const r = svgEl("rect", { x: 1 + x * CELL, y: 1 + y * CELL, width: CELL, height: CELL, class: "cell",
         fill: hole ? "#3b3f47" : o ? colourOf.get(o.piece) || "#999" : "#fff", "data-cell": key(c),
         "data-owner": o ? o.piece : "", "data-hole": hole ? "1" : "" }, svg);
-      if (o && !o.placed) r.setAttribute("fill-opacity", "0.8");
+      if (o && !o.placed) {  // the solver's pieces: lighter, with a dot, so they read apart from the level's
+        r.setAttribute("fill-opacity", "0.55");
+        r.setAttribute("data-solver", "1");
+        svgEl("circle", { cx: 1 + x * CELL + CELL / 2, cy: 1 + y * CELL + CELL / 2, r: 4, fill: "#fff", stroke: "#1d2330",
+                          "stroke-width": 1, "pointer-events": "none" }, svg);
+      }
       if (o) {  // outline the piece: a thick edge where the neighbour is another piece
         for (const [dx, dy, x1, y1, x2, y2] of [[1, 0, 1, 0, 1, 1], [-1, 0, 0, 0, 0, 1], [0, 1, 0, 1, 1, 1], [0, -1, 0, 0, 1, 0]]) {
           const n = own.get(key(dim() === 3 ? [x + dx, y + dy, z] : [x + dx, y + dy]));
@@ -138,8 +144,15 @@ function ghost(ev, svg) {
   const ok = fits(cells);
   for (const c of cells) {
     if ((c[2] || 0) !== (at[2] || 0)) continue;
-    svgEl("rect", { x: 1 + c[0] * CELL + 4, y: 1 + c[1] * CELL + 4, width: CELL - 8, height: CELL - 8, class: "ghost",
-                    fill: ok ? "#2457c5" : "#b3261e", "fill-opacity": 0.35, "pointer-events": "none" }, svg);
+    const x = 1 + c[0] * CELL + 4, y = 1 + c[1] * CELL + 4, s = CELL - 8;
+    if (ok) {
+      svgEl("rect", { x, y, width: s, height: s, class: "ghost", fill: "#2457c5", "fill-opacity": 0.35, "pointer-events": "none" }, svg);
+    } else {  // does not fit: an outline crossed out, never a filled shape that could pass for a piece
+      svgEl("rect", { x, y, width: s, height: s, class: "ghost ghost-bad", fill: "none", stroke: "#b3261e", "stroke-width": 2,
+                      "stroke-dasharray": "4 3", "pointer-events": "none" }, svg);
+      svgEl("path", { d: `M${x + 6} ${y + 6}L${x + s - 6} ${y + s - 6}M${x + s - 6} ${y + 6}L${x + 6} ${y + s - 6}`, class: "ghost",
+                      stroke: "#b3261e", "stroke-width": 2.5, "pointer-events": "none" }, svg);
+    }
   }
 }
 
@@ -166,6 +179,10 @@ function clicked(ev) {
     if (i >= 0) return;
     if (st.holes.has(k)) st.holes.delete(k); else st.holes.add(k);
     edited();
+  } else if (tool === "place" && i >= 0 && st.current && st.placed[i].piece !== st.pieces[st.current.index].name) {
+    // another piece in hand: never swap silently
+    say($("ws-message"), `${st.placed[i].piece} is placed there; put ${st.pieces[st.current.index].name} down ` +
+        "elsewhere (or press Esc to drop it) before picking it up", "error");
   } else if (tool === "erase" || (i >= 0 && tool === "place")) {
     if (i < 0) return;
     const [p] = st.placed.splice(i, 1);  // picked up: it becomes the piece in hand, as it lay
@@ -190,10 +207,36 @@ async function loadSet() {
   } catch (e) { say($("ws-message"), e.message, "error"); }
 }
 
-function setBoard(text) {
+// The server's limits (/api/limits), checked here before anything is drawn: a board the server refuses is refused
+// in the page with the server's words, never drawn cell by cell.
+let pageLimits = null;
+async function boardLimits() {
+  if (!pageLimits) pageLimits = await api("/api/limits");
+  return pageLimits;
+}
+
+function boardRefusal(text, size, lim) {
+  if (Math.min(...size) < 1 || Math.max(size[0], size[1]) > lim.board_side || (size.length === 3 && size[2] > lim.board_depth))
+    return `--board: ${text} must have sides 1..${lim.board_side} and depth 1..${lim.board_depth}`;
+  const cells = size.reduce((a, b) => a * b, 1);
+  if (cells > lim.board_cells) return `--board: ${text} has ${cells} cells, more than the ${lim.board_cells} allowed`;
+  return null;
+}
+
+async function setBoard(text) {
   const m = /^\s*(\d+)\s*x\s*(\d+)\s*(?:x\s*(\d+))?\s*$/i.exec(text);
   if (!m) { say($("ws-message"), `--board: '${text}' is not WxH or WxHxD`, "error"); return; }
-  st.size = [Number(m[1]), Number(m[2])].concat(m[3] ? [Number(m[3])] : []);
+  const size = [Number(m[1]), Number(m[2])].concat(m[3] ? [Number(m[3])] : []);
+  let lim;
+  try { lim = await boardLimits(); } catch (e) { say($("ws-message"), e.message, "error"); return; }
+  const refused = boardRefusal(text.trim(), size, lim);
+  if (refused) {
+    say($("ws-message"), refused, "error");
+    $("ws-board").value = st.size.join("x");  // the board drawn stays the one named in the box
+    return;
+  }
+  say($("ws-message"), "");  // an earlier error no longer applies
+  st.size = size;
   st.holes = new Set([...st.holes].filter((k) => k.split(",").length === st.size.length));
   st.placed = [];
   edited();
@@ -306,6 +349,7 @@ export async function start() {
     if (document.body.dataset.page !== "workshop" || ev.target.tagName === "INPUT" || ev.target.tagName === "TEXTAREA") return;
     if (ev.key === "r" || ev.key === "R") turnCurrent("rotate");
     if (ev.key === "f" || ev.key === "F") turnCurrent("flip");
+    if (ev.key === "Escape" && st.current) { st.current = null; clearGhost(); drawPalette(); }
   });
   window.addEventListener("pointerup", (ev) => {  // a piece dragged from the palette and dropped on the board
     if (!st.dragging) return;
