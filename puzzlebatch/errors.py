@@ -12,6 +12,17 @@ class BackendUnavailableError(RuntimeError):
     """A backend was asked for that this machine cannot run (``--backend cuda`` without a GPU)."""
 
 
+class NothingToDo(PuzzleInputError):
+    """``--resume`` of a run (or a job) that already finished: nothing is left to compute.
+
+    The command line says so in one line and exits with :data:`EXIT_OK` (the Python API raises it, a kind of
+    :class:`PuzzleInputError`); ``path`` and ``run_id`` name the finished run."""
+
+    def __init__(self, message: str, path: str = "", run_id: str = "") -> None:
+        super().__init__(message)
+        self.path, self.run_id = path, run_id
+
+
 class CountMismatchError(RuntimeError):
     """``--verify``: the count computed a second time, along another split of the work, differs from the first.
 

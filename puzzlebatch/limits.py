@@ -18,6 +18,11 @@ limit                  default                            what it bounds
 ``population``         1,000,000                          individuals of a genetic algorithm
 ``workers``            256                                ``--scheduler local:N`` worker processes
 ``source_length``      1,000,000                          units of one hex-Tetris game
+``cubes``              10,000                             cubes of one connector-cube set
+``generated_cells``    343                                cells of a box a random snake chain is drawn in
+``seeds``              10,000                             random seeds of one hex-Tetris problem
+``phrase``             1,000                              characters of one phrase of power
+``input_bytes``        512 MiB                            bytes of one input file (a board, pieces, a job...)
 ``memory``             half the machine's memory          bytes one request may allocate (estimated first)
 =====================  =================================  ================================================
 """
@@ -79,9 +84,15 @@ INSTANCES = Limit("instances", 1_000_000, "PUZZLEBATCH_MAX_INSTANCES", "instance
 POPULATION = Limit("population", 1_000_000, "PUZZLEBATCH_MAX_POPULATION", "individuals")
 WORKERS = Limit("workers", 256, "PUZZLEBATCH_MAX_WORKERS", "workers")
 SOURCE_LENGTH = Limit("source_length", 1_000_000, "PUZZLEBATCH_MAX_SOURCE_LENGTH", "units")
+CUBES = Limit("cubes", 10_000, "PUZZLEBATCH_MAX_CUBES", "cubes")
+GENERATED_CELLS = Limit("generated_cells", 343, "PUZZLEBATCH_MAX_GENERATED_CELLS", "cells")  # O(cells^3) work
+SEEDS = Limit("seeds", 10_000, "PUZZLEBATCH_MAX_SEEDS", "seeds")
+PHRASE = Limit("phrase", 1_000, "PUZZLEBATCH_MAX_PHRASE", "characters")
+INPUT_BYTES = Limit("input_bytes", 512 << 20, "PUZZLEBATCH_MAX_INPUT_BYTES", "bytes")  # /dev/zero ends here
 MEMORY = Limit("memory", _machine_memory() // 2, "PUZZLEBATCH_MAX_MEMORY", "bytes")
 
 LIMITS = {lim.name: lim for lim in (CELLS, CHAIN, ITEMS, OPTIONS, INSTANCES, POPULATION, WORKERS, SOURCE_LENGTH,
+                                    CUBES, GENERATED_CELLS, SEEDS, PHRASE, INPUT_BYTES,
                                     MEMORY)}
 
 
@@ -114,6 +125,8 @@ class Range:
 
     def describe(self) -> str:
         if self.low is not None and self.high is not None:
+            if self.kind is int:
+                return f"between {self.low:,} and {self.high:,}"
             return f"between {self.low:g} and {self.high:g}"
         if self.low is not None:
             if self.low_open:
@@ -127,6 +140,9 @@ class Range:
 POSITIVE = Range(int, 1)
 NON_NEGATIVE = Range(int, 0)
 SEED = Range(int, 0)
+BUDGET = Range(int, 1, 1 << 62)  # nodes per work item per launch: an int64 in the kernels
+WORK_ITEMS = Range(int, 1, 1 << 24)  # --batch-size, --frontier: work items held at once
+BEAM = Range(int, 1, 1 << 16)  # hex Tetris beam player: states kept per game, candidates per state
 POSITIVE_SECONDS = Range(float, 0.0, None, low_open=True)
 NON_NEGATIVE_SECONDS = Range(float, 0.0)
 PROBABILITY = Range(float, 0.0, 1.0)
@@ -180,6 +196,9 @@ def arg(rng: Range):
 positive_int = arg(POSITIVE)
 non_negative_int = arg(NON_NEGATIVE)
 seed = arg(SEED)
+budget = arg(BUDGET)
+work_items = arg(WORK_ITEMS)
+beam = arg(BEAM)
 positive_seconds = arg(POSITIVE_SECONDS)
 non_negative_seconds = arg(NON_NEGATIVE_SECONDS)
 probability = arg(PROBABILITY)
@@ -205,5 +224,22 @@ def limited(limit: Limit):
 
 
 population = limited(POPULATION)
+instances = limited(INSTANCES)
+
+
+def check_copies(n: int, what: str) -> int:
+    """``n`` copies of a piece, if no more than the cells limit (more could never all be placed)."""
+    if n > CELLS.value:
+        raise LimitError(f"{what}: {n:,} copies of a piece is over the limit of {CELLS.value:,} (one a cell; set "
+                         f"{CELLS.env} to raise it, or use unlimited copies)")
+    return n
+
+
+def copies(text: str) -> int:
+    """A ``type=`` function: a number of copies of a piece, from 1 to the cells limit."""
+    return check_copies(check_value("", text, POSITIVE), text.strip())
+
+
+copies.__name__ = "whole number"
 
 DEFAULT_ITEM_SECONDS = 20.0  # a chunk's time on a worker before it hands back the rest to be re-split

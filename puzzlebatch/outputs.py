@@ -14,12 +14,15 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import stat
+import sys
 import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from puzzlebatch.errors import PuzzleInputError
+from puzzlebatch.limits import INPUT_BYTES, LimitError
 
 DEFAULT_RESULTS_DIR = Path("results")
 
@@ -31,14 +34,28 @@ def _why(exc: OSError) -> str:
 def read_bytes(path: str | os.PathLike, what: str = "") -> bytes:
     """The bytes of ``path``; a one-line error if it cannot be read: ``--cubes FILE: cannot read (no such file)``
     for an option ``what``, ``FILE: cannot read solutions (...)`` for a kind of file."""
+    cap = INPUT_BYTES.value
     try:
-        return Path(path).read_bytes()
+        with open(path, "rb") as f:  # a device or a pipe may never end: read in pieces, one past the limit
+            size = os.fstat(f.fileno()).st_size
+            if stat.S_ISREG(os.fstat(f.fileno()).st_mode) and size <= cap:
+                data = f.read()
+            else:
+                pieces, total = [], 0
+                while total <= cap and (piece := f.read(min(1 << 20, cap + 1 - total))):
+                    pieces.append(piece)
+                    total += len(piece)
+                data = b"".join(pieces)
     except OSError as exc:
         why = "no such file" if isinstance(exc, FileNotFoundError) else "is a directory, not a file" \
             if isinstance(exc, IsADirectoryError) else _why(exc)
         if what.startswith("-"):
             raise PuzzleInputError(f"{what} {path}: cannot read ({why})") from None
         raise PuzzleInputError(f"{path}: cannot read{' ' + what if what else ''} ({why})") from None
+    if len(data) > cap:
+        raise LimitError(f"{what + ' ' if what else ''}{path}: more than {cap:,} bytes, over the limit of an input "
+                         f"file (set {INPUT_BYTES.env} to raise it)")
+    return data
 
 
 def read_text(path: str | os.PathLike, what: str = "") -> str:
@@ -74,25 +91,74 @@ def check_output(path: str | os.PathLike, what: str = "output") -> Path:
     return path
 
 
+STDOUT = "-"  # a text or picture output named ``-`` goes to standard output
+
+
+def is_stream(path: str | os.PathLike) -> bool:
+    """Whether ``path`` is written in place rather than replaced: ``-`` (standard output), or an existing
+    device, pipe or socket (``/dev/stdout``, ``/dev/null``, a FIFO), whatever link leads to it."""
+    if str(path) == STDOUT:
+        return True
+    try:
+        st = os.stat(path)  # follows links: /dev/stdout -> /proc/self/fd/1 -> a pipe or a terminal
+    except OSError:
+        return False
+    return not stat.S_ISREG(st.st_mode) and not stat.S_ISDIR(st.st_mode)
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _copy_into(tmp_path: Path, path: str | os.PathLike) -> None:
+    """Write the bytes of ``tmp_path`` into ``path`` in place (standard output, a device or a pipe)."""
+    data = tmp_path.read_bytes()
+    if str(path) == STDOUT:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+        return
+    with open(path, "wb") as f:  # a device or a pipe: opened, written, never replaced
+        f.write(data)
+
+
 @contextlib.contextmanager
 def write_atomic(path: str | os.PathLike, what: str = "output", mode: str = "wb") -> Iterator[Path]:
-    """Yield a temporary path beside ``path`` to write; on success rename it over ``path``.
+    """Yield a temporary path to write; on success move it to ``path``.
 
-    Any ``OSError`` (and a failure of the body) removes the temporary file; an ``OSError`` becomes one line
-    naming ``path``.  The temporary name keeps the extension, so writers that look at it (matplotlib) still do.
+    A regular file (or a new name) is written beside its real target (links followed, so a link stays a link)
+    and renamed over it.  ``-`` (standard output) and an existing device, pipe or socket are never replaced:
+    the bytes are written into them in place (``/dev/stdout``, ``/dev/null``, a FIFO).  Any ``OSError`` (and a
+    failure of the body) removes the temporary file; an ``OSError`` becomes one line naming ``path``.  The
+    temporary name keeps the extension, so writers that look at it (matplotlib) still do.
     """
-    path = check_output(path, what)
+    stream = is_stream(path)
+    if stream:
+        folder, suffix, stem = None, Path(str(path)).suffix, "stdout"
+    else:
+        real = Path(os.path.realpath(check_output(path, what)))  # a link to a file: replace the file, keep the link
+        folder, suffix, stem = real.parent, real.suffix, real.stem
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=f".part{path.suffix}", dir=path.parent)
+        fd, tmp = tempfile.mkstemp(prefix=f".{stem}.", suffix=f".part{suffix}", dir=folder)
     except OSError as exc:
         raise PuzzleInputError(f"{what} {path}: cannot write ({_why(exc)})") from None
     os.close(fd)
     tmp_path = Path(tmp)
+    if not stream:  # the mode a plain open() would give (mkstemp's is 0600), or the replaced file's own
+        with contextlib.suppress(OSError):
+            os.chmod(tmp_path, stat.S_IMODE(os.stat(real).st_mode) if real.is_file() else 0o666 & ~_umask())
     try:
         yield tmp_path
-        with open(tmp_path, "rb+") as f:
-            os.fsync(f.fileno())
-        os.replace(tmp_path, path)
+        if stream:
+            _copy_into(tmp_path, path)
+        else:
+            with open(tmp_path, "rb+") as f:
+                os.fsync(f.fileno())
+            os.replace(tmp_path, real)
+    except BrokenPipeError:
+        raise  # a closed standard output ends the command quietly (the CLI's handler)
     except OSError as exc:
         raise PuzzleInputError(f"{what} {path}: cannot write ({_why(exc)})") from None
     finally:
@@ -135,9 +201,22 @@ FOLDER_OPTIONS = ("out", "out_dir", "cache_dir")  # outputs whose folder must ex
 def check_cli_outputs(args) -> None:
     """Before a command does any work: every output it was given can be written where it was asked (the folder
     exists, the file is not a folder).  Nothing is created here."""
+    for name in FILE_OPTIONS + FOLDER_OPTIONS:  # an empty name, or a file named as a folder ("dir.h5/")
+        value = getattr(args, name, None)
+        option = "--" + name.replace("_", "-")
+        if isinstance(value, str) and not value.strip():
+            raise PuzzleInputError(f"{option} {value!r}: empty; give a file name" if name in FILE_OPTIONS + ("out",)
+                                   else f"{option} {value!r}: empty; give a folder")
+        if isinstance(value, str) and value.endswith(("/", os.sep)) and name in FILE_OPTIONS + ("out",) \
+                and value != "-":
+            raise PuzzleInputError(f"{option} {value}: names a folder (ends with /); give a file name")
+    out = getattr(args, "out", None)  # every --out is an HDF5 results file: a file on disk, written in place
+    if isinstance(out, str) and out and is_stream(out):
+        raise PuzzleInputError(f"--out {out}: not a regular file (a results file is an HDF5 file on disk; "
+                               "give a file name)")
     for name in FILE_OPTIONS:
         value = getattr(args, name, None)
-        if isinstance(value, str) and value:
+        if isinstance(value, str) and value and value != STDOUT:
             check_output(value, "--" + name.replace("_", "-"))
     for name in FOLDER_OPTIONS:
         value = getattr(args, name, None)

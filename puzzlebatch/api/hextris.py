@@ -173,7 +173,7 @@ def phrases_of(phrases: str | Path | Sequence[str] | None) -> list[str]:
     PuzzleInputError
         An unreadable file, or something other than strings.
     """
-    from puzzlebatch.puzzles.hextris.model import load_phrases
+    from puzzlebatch.puzzles.hextris.model import check_phrases, load_phrases
 
     if phrases is None:
         return load_phrases()
@@ -183,7 +183,7 @@ def phrases_of(phrases: str | Path | Sequence[str] | None) -> list[str]:
     bad = [p for p in out if not isinstance(p, str)]
     if bad:
         raise PuzzleInputError(f"phrases: expected strings, got {bad[0]!r}")
-    return out
+    return check_phrases(out)
 
 
 def _problem_range(problems, what: str) -> list[int]:
@@ -609,13 +609,24 @@ def _play_beam(items: list, problems: list[Problem], opts: RunOptions, backend, 
             done = list(s.restored[1].get("done", []))
         finished = {d["entry"]["problemId"] for d in done}
         todo = [p for p in problems if p.id not in finished]
-        bar = s.progress("hextris play", unit="problem", total=len(problems))
-        bar.update(len(problems) - len(todo))
+        # the bar counts units (the planning places one unit in every game of a problem at a time): a game of one
+        # problem moves it too, not only at its end
+        bar = s.progress("hextris play", unit="unit", total=sum(p.source_length for p in problems))
+        bar.update(sum(p.source_length for p in problems if p.id in finished))
+        placed: dict[int, int] = {}
         play = hextris_player.play_problems  # looked up now: tests put a stand-in there
+        extra = {}
         if opts.scheduler:  # one problem per Dask task
             from puzzlebatch.runners.hextris.dist import play_on_pool, problem_specs
 
             play = play_on_pool(s.pool, problem_specs(items, problems))
+        elif getattr(play, "__module__", "") == hextris_player.__name__:  # (a stand-in takes no on_unit)
+            def on_unit(p) -> None:
+                if not stopped[0] and placed.get(p.id, 0) < p.source_length:
+                    placed[p.id] = placed.get(p.id, 0) + 1
+                    bar.update(1)
+
+            extra["on_unit"] = on_unit
         lock = threading.Lock()
         stopped = [False]  # set at the time limit (or Ctrl-C): the worker thread records nothing more
 
@@ -630,12 +641,13 @@ def _play_beam(items: list, problems: list[Problem], opts: RunOptions, backend, 
                 done.extend({"entry": x.entry, "move_score": x.move_score, "power_score": x.power_score,
                              "total": x.total, "end": x.end, "woven": x.woven} for x in solved)
                 save()
-                bar.update(1)
+                bar.update(p.source_length - placed.get(p.id, 0))
+                placed[p.id] = p.source_length
 
         def work() -> None:
             play(todo, be, seeds=seeds, weights=w, beam=beam, keep=keep, phrases=words,
                  seconds=None if time_limit is None else max(0.1, time_limit - (time.perf_counter() - t0)),
-                 tag=tag, weave_phrases=bool(words), on_problem=on_problem)
+                 tag=tag, weave_phrases=bool(words), on_problem=on_problem, **extra)
 
         late = False
         try:

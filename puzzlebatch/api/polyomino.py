@@ -352,7 +352,10 @@ def pieces_of(pieces: str | Path | Sequence[S.Piece], *, unlimited: bool = False
         An unknown set, an unreadable or malformed piece file, a bad option.
     """
     if copies is not None:
-        copies = limits.check_value("--copies", copies, limits.POSITIVE)
+        copies = limits.check_copies(limits.check_value("--copies", copies, limits.POSITIVE), "--copies")
+        if unlimited:
+            raise PuzzleInputError(f"--copies {copies} and --unlimited: give one of them (unlimited means any "
+                                   "number of copies)")
     m = _mirror(mirror)
     if isinstance(pieces, (str, Path)):
         return S.load_pieces(str(pieces), unlimited=bool(unlimited), mirror=m, count=copies)
@@ -817,6 +820,9 @@ def _solve_band(board, pieces, *, level, unlimited, copies, mirror, seed, band_h
     w, h = wh
     ps = pieces_of(pieces, unlimited=unlimited, copies=copies, mirror=mirror)
     heights = _heights(band_heights)
+    if heights and max(heights) > max(w, h):
+        raise PuzzleInputError(f"--band-heights: a band of height {max(heights)} does not fit in {w}x{h} (bands are "
+                               f"stacked along the longer side, {max(w, h)} cells)")
     progress = _progress(opts, f"polyomino solve {_name(board)} (bands)", "band")
     try:
         res = L.solve_bands(ps, w, h, seed=seed, heights=heights,
@@ -899,6 +905,7 @@ def _sizes(spec) -> tuple[int, int]:
     b = int(m.group(2) or a)
     if a < 1 or b < a:
         raise PuzzleInputError(f"--sizes: {spec} must satisfy 1 <= A <= B")
+    limits.CELLS.check(b, f"--sizes {spec}: a piece")  # a piece is never larger than a board
     return a, b
 
 
@@ -934,16 +941,27 @@ def generate(board: str | Path | P.Board, sizes: str | tuple[int, int] = "4-6", 
         raise PuzzleInputError("--random-cut: flat boards only")
     a, z = _sizes(sizes)
     seed = limits.check_value("--seed", seed, limits.SEED)
-    cut = K.random_cut(b.playable, a, z, seed, b.size)
+    import numpy as np
+
+    from puzzlebatch.runners.polyomino import bigcut as BC
+
+    w, h = b.size
+    limits.check_memory(BC.cut_memory_bytes(w, h), f"--random-cut: a cut of {w}x{h}")
+    mask = np.zeros((h, w), bool)
+    for x, y in b.playable:
+        mask[y, x] = True
+    big = BC.cut_mask(mask, a, z, seed)  # compiled: a million cells in seconds
+    cut = K.Cut(b.size, [big.piece_cells(p) for p in range(big.n_pieces)])
     K.check_cut(cut, b.playable, a, z)
     ps = cut.piece_objects()
     out = cut_path = None
     if text is not None:
-        from puzzlebatch.outputs import check_output, write_text
+        from puzzlebatch.outputs import check_output, is_stream, write_text
 
-        out = check_output(text, "--text")
+        out = Path(text) if is_stream(text) else check_output(text, "--text")
         header = f"; origin: random cut of {_name(board)} into {a}-{z} cells, seed {seed} (puzzlebatch)\n"
-        write_text(out, header + S.write_pieces(ps), "--text")
+        write_text(text, header + S.write_pieces(ps), "--text")
+    if out is not None and not is_stream(text):  # no sidecar beside standard output or a device
         cut_path = out.with_suffix(out.suffix + ".cut.json") if out.suffix != ".json" else out.with_suffix(".cut.json")
         cut_doc = {"board": list(b.size), "sizes": [a, z], "seed": seed,
                    "pieces": [{"name": p.name, "cells": [list(c) for c in cells]} for p, cells in zip(ps, cut.pieces)]}

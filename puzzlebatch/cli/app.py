@@ -12,7 +12,7 @@ import sys
 from typing import Sequence
 
 from puzzlebatch.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_MISMATCH, BackendUnavailableError, \
-    CountMismatchError, PuzzleInputError
+    CountMismatchError, NothingToDo, PuzzleInputError
 from puzzlebatch.cli import options
 from puzzlebatch.cli.parser import Parser
 
@@ -68,6 +68,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     from puzzlebatch import transfers
     from puzzlebatch.jit.clock import end_command, start_command
 
+    if sys.stderr is None:  # started with stderr closed (``2>&-``): its messages go nowhere
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - for the whole process
+    if sys.stdout is None:  # started with stdout closed (``>&-``): the result could not be shown
+        print("puzzlebatch: error: standard output is closed (redirect it, e.g. >/dev/null)", file=sys.stderr)
+        return EXIT_BAD_INPUT
     start_command()
     transfers.start_command()
     try:
@@ -78,14 +83,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(argv: Sequence[str] | None) -> int:
+    args = None
     try:
         parser = build_parser()  # a broken plug-in family is one line too
         try:
             args = parser.parse_args(argv)
         except SystemExit as exc:  # a bad option (already said in one line), --help or --version
             return exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT
+        from puzzlebatch.jit.clock import announce_always
         from puzzlebatch.outputs import check_cli_outputs
 
+        announce_always()  # a cold compile is said on stderr, with --json or into a pipe too
         check_cli_outputs(args)
         before = options.set_command(command_name(parser, args))
         try:
@@ -97,6 +105,14 @@ def _run(argv: Sequence[str] | None) -> int:
     except BrokenPipeError:
         _silence_stdout()
         return EXIT_BROKEN_PIPE
+    except NothingToDo as done:  # --resume of a finished run or job: said, and not an error
+        if getattr(args, "json", False):
+            import json
+
+            print(json.dumps({"nothing_to_do": True, "out": done.path, "run_id": done.run_id, "message": str(done)}))
+        else:
+            print(str(done))
+        return 0
     except (PuzzleInputError, BackendUnavailableError) as exc:
         print(f"puzzlebatch: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -20,7 +20,7 @@ def run_job(args) -> int:
             if job.count > len(job.argvs):
                 print(f"... and {job.count - len(job.argvs):,} more instance(s) ({job.count:,} in all)")
         return 0
-    summary = J.run(job, resume=args.resume)
+    summary = J.run(job, resume=args.resume)  # --resume of a finished job: NothingToDo, said by the app
     if args.json:
         print_json(summary)
     else:

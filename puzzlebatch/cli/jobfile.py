@@ -51,7 +51,8 @@ from pathlib import Path
 from typing import Any, Callable, NamedTuple
 
 from puzzlebatch.jit.clock import work_clock
-from puzzlebatch.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_NO_SOLUTION, EXIT_OK, PuzzleInputError
+from puzzlebatch.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_NO_SOLUTION, EXIT_OK, NothingToDo, \
+    PuzzleInputError
 from puzzlebatch.limits import CELLS, INSTANCES
 
 try:  # Python 3.11+
@@ -60,7 +61,10 @@ except ModuleNotFoundError:  # pragma: no cover - Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
 TOP_KEYS = ("family", "verb", "backend", "scheduler", "out", "options", "instances", "name", "description")
-OUTPUT_OPTIONS = ("out", "png", "svg", "gif", "text", "save-weights", "cache-dir")  # paths a verb writes to
+OUTPUT_OPTIONS = ("out", "png", "svg", "gif", "text", "save-weights", "cache-dir", "out-dir")  # paths written to
+MAX_JOB_FILE_BYTES = 1 << 20  # a job file is read whole: larger ones are refused before parsing
+MAX_KEYS = 100_000  # tables and keys in a job file (a dotted-key bomb is refused before it is used)
+MAX_KEY_PARTS = 64  # parts of a dotted key or table name (the TOML reader's time grows with their square)
 DRY_RUN_SHOWN = 20  # instances a dry run builds, checks and shows
 INSTANCE_KEYS = ("list", "file", "generate", "key")
 COMMON = ("backend", "scheduler", "out")  # top-level keys passed to the verb as --backend, --scheduler, --out
@@ -78,22 +82,37 @@ class KeyLines:
     tomllib gives values, not positions; this scans the text for ``[table]`` headers and ``key =`` lines, which
     covers the job format (inline tables report the line of their key)."""
 
-    _header = re.compile(r"^\s*\[\s*([A-Za-z0-9_.\-\"' ]+?)\s*\]\s*(#.*)?$")
-    _key = re.compile(r"^\s*(\"[^\"]+\"|'[^']+'|[A-Za-z0-9_\-]+)\s*=")
+    _header_name = re.compile(r"[A-Za-z0-9_.\-\"' ]+")  # matched on its own (no backtracking over spaces)
+    _key = re.compile(r"\s*(\"[^\"]+\"|'[^']+'|[A-Za-z0-9_\-]+)\s*=")
 
     def __init__(self, text: str) -> None:
         self.lines: dict[str, int] = {}
         table = ""
         for n, line in enumerate(text.splitlines(), start=1):
-            m = self._header.match(line)
-            if m:
-                table = m.group(1).replace('"', "").replace("'", "").replace(" ", "")
+            name = self._header(line)
+            if name is not None:
+                table = name
                 self.lines.setdefault(table, n)
                 continue
             m = self._key.match(line)
             if m:
                 key = m.group(1).strip("\"'")
                 self.lines.setdefault(f"{table}.{key}" if table else key, n)
+
+    @classmethod
+    def _header(cls, line: str) -> str | None:
+        """``table`` for a ``[table]`` line (a comment may follow), else None; linear in the line's length."""
+        body = line.strip()
+        if not body.startswith("["):
+            return None
+        if "#" in body:
+            body = body.split("#", 1)[0].rstrip()
+        if not body.endswith("]"):
+            return None
+        inner = body[1:-1].strip()
+        if not inner or not cls._header_name.fullmatch(inner):
+            return None
+        return inner.replace('"', "").replace("'", "").replace(" ", "")
 
     def of(self, dotted: str) -> int | None:
         while dotted:
@@ -127,6 +146,7 @@ class Job:
     count: int = 0  # instances in the job (a dry run builds only the first DRY_RUN_SHOWN)
     dry_run: bool = False
     make_dirs: list[Path] = field(default_factory=list)  # output folders inside the job folder, made on running
+    generated: set[str] = field(default_factory=set)  # input files a generator makes on running (not on a dry run)
     app: Application | None = None
 
     def where(self, key: str) -> str:
@@ -172,14 +192,27 @@ def load(path: str | Path, app: Application, dry_run: bool = False) -> Job:
     path = Path(path)
     if not path.exists():
         raise JobError(f"{path}: no such job file")
+    with contextlib.suppress(OSError):
+        if path.is_file() and path.stat().st_size > MAX_JOB_FILE_BYTES:
+            raise JobError(f"{path}: job file too large ({path.stat().st_size} bytes; at most "
+                           f"{MAX_JOB_FILE_BYTES}: list many instances in an `instances.file`)")
     try:
         text = read_text(path, "job file")
     except PuzzleInputError as exc:
         raise JobError(str(exc)) from None
+    if len(text) > MAX_JOB_FILE_BYTES:  # a pipe or a file that grew
+        raise JobError(f"{path}: job file too large (at most {MAX_JOB_FILE_BYTES} bytes)")
+    for n, line in enumerate(text.splitlines(), start=1):  # before parsing: a dotted-key bomb takes minutes
+        if line.split("=", 1)[0].count(".") >= MAX_KEY_PARTS:
+            raise JobError(f"{path}, line {n}: key or table name of more than {MAX_KEY_PARTS} dotted parts")
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise JobError(f"{path}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise JobError(f"{path}: not valid TOML: arrays or tables nested too deeply") from None
+    if _size(doc) > MAX_KEYS:
+        raise JobError(f"{path}: too many keys and values (at most {MAX_KEYS})")
     lines = KeyLines(text)
     job = Job(path, "", [], {}, {}, [], path.stem, lines, dry_run=dry_run, app=app)
     for key in doc:
@@ -210,8 +243,7 @@ def load(path: str | Path, app: Application, dry_run: bool = False) -> Job:
             known = sorted({s for a in parser._actions for s in a.option_strings if s.startswith("--")} - {"--help"})
             raise job.error(f"options.{key}", f"not an option of `{job.family} {doc['verb']}` "
                                               f"(options: {' '.join(known)})")
-    job.options = {k: _output_path(job, f"options.{k}", v) if k.replace("_", "-") in OUTPUT_OPTIONS
-                   and isinstance(v, str) else v for k, v in options.items()}
+    job.options = {k: _output_value(job, f"options.{k}", k, v) for k, v in options.items()}
     job.count, build = _instances(job, doc.get("instances"), parser)
     try:
         INSTANCES.check(job.count, "instances")
@@ -222,6 +254,19 @@ def load(path: str | Path, app: Application, dry_run: bool = False) -> Job:
     return job
 
 
+def _size(doc, limit: int = MAX_KEYS) -> int:
+    """Keys, tables and values in ``doc`` (without recursion; counting stops past ``limit``)."""
+    n, stack = 0, [doc]
+    while stack and n <= limit:
+        x = stack.pop()
+        n += 1
+        if isinstance(x, dict):
+            stack.extend(x.values())
+        elif isinstance(x, list):
+            stack.extend(x)
+    return n
+
+
 def _check_job_name(job: Job, name) -> str:
     """``name`` names files in the job's folder: a plain name, never a path."""
     if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._\-]{0,99}", name) or ".." in name:
@@ -229,17 +274,29 @@ def _check_job_name(job: Job, name) -> str:
     return name
 
 
+def _output_value(job: Job, key: str, option: str, value):
+    """``value`` of the option ``option`` with its output paths checked (a string, or each string of a list)."""
+    if option.replace("_", "-") not in OUTPUT_OPTIONS:
+        return value
+    if isinstance(value, list):
+        return [_output_path(job, key, x) if isinstance(x, str) else x for x in value]
+    return _output_path(job, key, value) if isinstance(value, str) else value
+
+
 def _output_path(job: Job, key: str, value: str) -> str:
-    """An output path of the job: relative ones are taken in the job's folder and must stay inside it; an
-    absolute ``out`` is the user's choice (its folder must exist)."""
-    base = Path(os.path.abspath(job.path.parent))
+    """An output path of the job: relative ones are taken in the job's folder and must stay inside it, links
+    followed (a link out of the folder is refused); an absolute top-level ``out`` is the user's choice (its
+    folder must exist)."""
+    base = Path(os.path.realpath(job.path.parent))
+    if value == "-":
+        return value  # standard output
     if Path(value).is_absolute():
         if key != "out":
             raise job.error(key, f"{value}: give a path relative to the job's folder (only `out` may be absolute)")
         if not Path(value).parent.is_dir():
             raise job.error(key, f"{value}: directory {Path(value).parent} does not exist")
         return value
-    target = Path(os.path.normpath(base / value))
+    target = Path(os.path.realpath(base / value))  # every link on the way resolved
     if target != base and base not in target.parents:
         raise job.error(key, f"{value}: leaves the job's folder {base} (give an absolute `out` to write elsewhere)")
     if not target.parent.is_dir():
@@ -316,12 +373,11 @@ def _instances(job: Job, spec, parser) -> tuple[int, Callable[[int], list[dict[s
                     if _flag(parser, k) is None:
                         raise job.error(f"instances.{how}", f"instance {i + 1}: `{k}` is not an argument of "
                                                             f"`{job.family} {' '.join(job.verb)}`")
-                out.append({k: _output_path(job, f"instances.{how}", x) if k.replace("_", "-") in OUTPUT_OPTIONS
-                            and isinstance(x, str) else x for k, x in v.items()})
+                out.append({k: _output_value(job, f"instances.{how}", k, x) for k, x in v.items()})
             elif key is None:
                 raise job.error(f"instances.{how}", "plain values need `key` (the option they set)")
             else:
-                out.append({key: v})
+                out.append({key: _output_value(job, f"instances.{how}", key, v)})
         return out
 
     return count, build
@@ -331,10 +387,14 @@ def _argv(job: Job, instance: dict, parser) -> list[str]:
     """The command line of one instance, checked by the verb's parser."""
     merged = {**job.common, **job.options, **instance}
     argv = [job.family, *job.verb]
+    positionals: list[str] = []  # after "--": a value such as "--png=/x" stays a value, never an option
+    last = any(str(x).startswith("-") for k, v in merged.items() if not _flag(parser, k).option_strings
+               for x in (v if isinstance(v, list) else [v]))  # else in place, as the user wrote them
     for key, value in merged.items():
         action = _flag(parser, key)
         if not action.option_strings:  # positional
-            argv += [str(x) for x in value] if isinstance(value, list) else [str(value)]
+            (positionals if last else argv).extend([str(x) for x in value] if isinstance(value, list)
+                                                   else [str(value)])
             continue
         want = key.replace("_", "-")
         flag = next((s for s in action.option_strings if s.lstrip("-") == want), action.option_strings[-1])
@@ -343,15 +403,28 @@ def _argv(job: Job, instance: dict, parser) -> list[str]:
                 raise job.error(_key_of(job, key, instance), "must be true or false")
             if value:
                 argv.append(flag)
-        elif isinstance(value, list):
-            for x in value:
-                argv += [flag, str(x)]
         else:
-            argv += [flag, str(value)]
+            for x in value if isinstance(value, list) else [value]:
+                x = str(x)  # "--flag=-x": a value that looks like an option stays a value
+                argv += [f"{flag}={x}"] if x.startswith("-") else [flag, x]
+    argv += _positional_words(positionals)
     parsed = _check(job, parser, argv, merged, instance)
     if getattr(parsed, "json", None) is False and _flag(parser, "json") is not None:
-        argv.append("--json")  # the ledger stores each instance's JSON result
+        argv = _with_option(argv, "--json")  # the ledger stores each instance's JSON result
     return argv
+
+
+def _positional_words(values: list[str]) -> list[str]:
+    """Positional values last, after ``--`` if one looks like an option (``--png=/x`` is a value, not an option)."""
+    return ["--", *values] if any(v.startswith("-") for v in values) else values
+
+
+def _with_option(argv: list[str], word: str) -> list[str]:
+    """``argv`` with the option ``word`` added before any ``--``."""
+    if "--" in argv:
+        i = argv.index("--")
+        return [*argv[:i], word, *argv[i:]]
+    return [*argv, word]
 
 
 def _key_of(job: Job, key: str, instance: dict) -> str:
@@ -384,6 +457,8 @@ def _check(job: Job, parser, argv: list[str], merged: dict, instance: dict):
     finally:
         parser.error = old
     check = getattr(ns, "check", None)  # a dry run also runs the verb's cheap input checks (no search)
+    if job.generated and any(str(v) in job.generated for v in instance.values()):
+        check = None  # its input files are made when the job runs
     if job.dry_run and check is not None:
         try:
             check(ns)
@@ -451,7 +526,9 @@ def polyomino_cuts(job: Job, gen: dict) -> Generated:
             make_output_dir(outdir, "piece folder")
         for k in range(n):
             f = outdir / f"cut-{board}-{sizes}-seed{seed + k}.txt"
-            if not job.dry_run and not f.exists():
+            if job.dry_run and not f.exists():
+                job.generated.add(str(f))  # made when the job runs: a dry run does not check it
+            elif not f.exists():
                 err = io.StringIO()
                 with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
                     status = cli_main(["polyomino", "generate", "--random-cut", board, "--sizes", sizes, "--seed",
@@ -552,7 +629,11 @@ def _open_ledger(job: Job, resume: bool):
             stopped = int((run.attrs.get("result") or {}).get("interrupted_at", -1))
             store.close()
             return path, run.id, done, stopped
+        finished = store.latest_run("job", status="done", where=lambda a: a.get("params") == params)
         store.close()
+        if finished is not None:
+            raise NothingToDo(f"nothing to do: --resume: job {job.name} already finished (results in {path}, run "
+                              f"{finished.id})", path=str(path), run_id=finished.id)
         raise JobError(f"--resume: {path} has no unfinished run of job {job.name} with these instances")
     run = store.create_run("job", job.name, backend=job.common.get("backend", "auto"),
                            device=job.common.get("scheduler", "embedded"), seed=None, params=params)
@@ -599,7 +680,7 @@ def _run_instances(job, argvs, path, run_id, done, interrupted_at, results, t0, 
             continue
         argv = list(argv)
         if i == interrupted_at and "--resume" not in argv and _accepts_resume(job) and "--out" in argv:
-            argv.append("--resume")
+            argv = _with_option(argv, "--resume")
         say(f"instance {i + 1}/{len(job.argvs)}: {shlex.join(['puzzlebatch', *argv])}")
         out = io.StringIO()
         t = work_clock()

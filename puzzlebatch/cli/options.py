@@ -136,11 +136,11 @@ count_options = run_options
 
 def add_search_arguments(p) -> None:
     """``--budget``, ``--batch-size`` and ``--frontier``: the batch DFS's knobs (defaults: the backend's)."""
-    p.add_argument("--budget", type=L.positive_int, help="DFS nodes per work item per launch (default: the "
-                                                          "backend's, lowered so that a launch takes about a second)")
-    p.add_argument("--batch-size", type=L.positive_int, help="work items per launch (default: the backend's)")
-    p.add_argument("--frontier", type=L.positive_int, help="expand the root into this many work items (default: "
-                                                            "the backend's)")
+    p.add_argument("--budget", type=L.budget, help="DFS nodes per work item per launch (default: the "
+                                                    "backend's, lowered so that a launch takes about a second)")
+    p.add_argument("--batch-size", type=L.work_items, help="work items per launch (default: the backend's)")
+    p.add_argument("--frontier", type=L.work_items, help="expand the root into this many work items (default: "
+                                                          "the backend's)")
 
 
 def search_settings(args, backend, base=None):

@@ -25,11 +25,12 @@ def run_count(args) -> int:
         print_json(r.to_dict())
     elif r.complete:
         what = " ".join(f"{k}={v}" for k, v in r.params.items())
-        print(f"{family.name} {what}: {r.solutions} solutions")
+        print(f"{family.name} {what}: {r.solutions} solution{'' if r.solutions == 1 else 's'}")
         print(f"{r.nodes} nodes in {r.seconds:.3f} s on {r.backend} ({r.device})")
         print(f"results: {r.out} (run {r.run_id})")
     else:
-        print(f"stopped with work left; {r.solutions} solutions so far. Resume with --out {r.out} --resume")
+        print(f"stopped with work left; {r.solutions} solution{'' if r.solutions == 1 else 's'} so far."
+              f" Resume with --out {r.out} --resume")
     return 0
 
 

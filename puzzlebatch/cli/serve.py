@@ -65,11 +65,24 @@ def run(args) -> int:
     return 0
 
 
+def _port(text: str) -> int:
+    """A TCP port number, 0..65535 (argparse turns the ValueError into a one-line usage error)."""
+    import argparse
+
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not a port number (0 to 65535; 0 picks a free one)")
+    return port
+
+
 def register(sub) -> None:
     p = sub.add_parser("serve", help="the web app: build and solve levels, replay hex Tetris, sliding puzzles, "
                                      "browse results (needs the web extra)")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
-    p.add_argument("--port", type=int, default=8765, help="port (default 8765; 0 picks a free one)")
+    p.add_argument("--port", type=_port, default=8765, help="port (default 8765; 0 picks a free one)")
     p.add_argument("--results", default="results", metavar="DIR",
                    help="the results folder to browse (default results/); nothing outside it is served")
     p.add_argument("--open", action="store_true", help="open the page in a web browser")

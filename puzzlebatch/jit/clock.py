@@ -8,8 +8,9 @@ carries: ``seconds`` (the work, compiling excluded) and ``compile_seconds`` (0 w
 Loading compiled code from the disk cache (and numba's one-time set-up that comes with the first load) is not work
 either: it is timed by the cache classes and left out of ``seconds`` too.
 
-On a terminal, the first compilation of a unit prints one line to stderr (``compiling polyomino kernels (first
-run, cached afterwards)…``) so that a first run is not a silent minute.
+The first compilation of a unit prints one line to stderr (``compiling polyomino kernels (first run, cached
+afterwards)…``) so that a first run is not a silent minute: on a terminal always (above a progress bar, never
+inside its line), and from the command line always (with ``--json`` or into a pipe too; see :func:`announce_always`).
 """
 
 from __future__ import annotations
@@ -101,13 +102,30 @@ def _default_note() -> str:
 cache_note = _default_note
 
 
+_always = [False]  # announce where stderr is not a terminal too (the command line sets it)
+
+
+def announce_always(on: bool = True) -> None:
+    """Announce compilations on stderr even where it is not a terminal (a pipe, a log file): the command line's
+    choice; a library caller's stderr is left alone unless it is a terminal."""
+    _always[0] = on
+
+
 def announce(label: str | None) -> None:
-    """Say once per unit label, on a terminal, that its code is being compiled."""
+    """Say once per unit label that its code is being compiled (one line on stderr)."""
     if not label or label in _announced:
         return
     _announced.add(label)
-    if _stderr_is_terminal():
-        print(f"compiling {label} kernels ({cache_note()})…", file=sys.stderr, flush=True)
+    if not (_always[0] or _stderr_is_terminal()):
+        return
+    line = f"compiling {label} kernels ({cache_note()})…"
+    try:
+        from tqdm import tqdm
+
+        tqdm.write(line, file=sys.stderr)  # clears a progress bar's line first, then draws it again below
+    except Exception:  # noqa: BLE001 - the notice must never break a run
+        print(line, file=sys.stderr, flush=True)
+    sys.stderr.flush()
 
 
 def _stderr_is_terminal() -> bool:

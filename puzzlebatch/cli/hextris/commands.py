@@ -25,7 +25,8 @@ def run_score(args) -> int:
     for s in r.scores:
         print(f"{s['problemId']:>7} {s['seed']:>6} {s['move_score']:>7} {s['power_score']:>6} {s['total']:>7}  "
               f"{s['end']:<24} {s['tag'] or ''}")
-    print(f"{len(r.scores)} solutions, {r.commands} commands, total {r.total}; {r.seconds:.3f} s on "
+    print(f"{len(r.scores)} solution{'' if len(r.scores) == 1 else 's'}, "
+          f"{r.commands} commands, total {r.total}; {r.seconds:.3f} s on "
           f"{r.backend} ({r.device})")
     return 0
 
@@ -37,7 +38,15 @@ def run_show(args) -> int:
     from puzzlebatch.results.hextris_pictures import render_text
 
     r = hextris.show(args.problem, seed=args.seed, solution=args.solution, phrases=args.phrases, png=args.png,
-                     gif=args.gif, max_frames=args.max_frames, fps=args.fps)
+                     max_frames=args.max_frames, fps=args.fps)
+    if args.gif:  # the game is valid: now the long step, said first
+        from puzzlebatch.cli.options import say
+        from puzzlebatch.results.hextris_pictures import draw_animation
+
+        frames = r.frames[: args.max_frames - 1] + [r.final]
+        say(f"drawing the animation {args.gif} ({len(frames)} frames: a few seconds)…")
+        r.animation = str(draw_animation(r.problem.width, r.problem.height, frames, args.gif,
+                                         initial=r.problem.filled, fps=args.fps))
     if args.json:
         print_json(r.to_dict())
         return 0
@@ -154,8 +163,8 @@ def register(verbs) -> None:
     p.add_argument("--all-seeds", action="store_true", help="play every seed of every problem (the default)")
     p.add_argument("--weights", metavar="FILE", help="beam player weights: a JSON list of 13 numbers (the features "
                                                      "of the evaluation), or a list of such lists (a portfolio)")
-    p.add_argument("--beam", type=L.positive_int, default=4, help="beam player: states kept per game (default 4)")
-    p.add_argument("--keep", type=L.positive_int, default=8, help="beam player: candidates per state (default 8)")
+    p.add_argument("--beam", type=L.beam, default=4, help="beam player: states kept per game (default 4)")
+    p.add_argument("--keep", type=L.beam, default=8, help="beam player: candidates per state (default 8)")
     p.add_argument("-p", "--phrase", action="append", metavar="PHRASE", help="a phrase of power (repeatable)")
     p.add_argument("--phrases", metavar="FILE", help="phrases of power, one a line (default: the 18 official)")
     p.add_argument("--no-phrases", action="store_true", help="do not weave phrases of power")

@@ -37,7 +37,33 @@ def run_rank(args) -> int:
     return 0
 
 
+def run_generate(args) -> int:
+    import json
+    from pathlib import Path
+
+    from puzzlebatch.outputs import write_text
+    from puzzlebatch.puzzles.hextris.generate import generate_problems
+
+    docs = generate_problems(args.seed, args.count)
+    if args.out is None:
+        for d in docs:  # the official problem format, one document a line
+            print(json.dumps(d))
+        return 0
+    for d in docs:
+        path = Path(args.out) / f"problem_{d['id']}.json"
+        write_text(path, json.dumps(d) + "\n", "--out")
+        print(path)
+    return 0
+
+
 def register(verbs) -> None:
+    p = verbs.add_parser("generate", help="random problems with the qualifier's statistics (official format)")
+    p.add_argument("--seed", type=L.seed, default=0, help="the first problem's seed (problem id 1000 + seed)")
+    p.add_argument("--count", type=L.positive_int, default=1, help="problems, of seeds seed, seed + 1, ...")
+    p.add_argument("--out", metavar="DIR", help="write problem_<id>.json files there (default: one JSON a line on "
+                                                "stdout)")
+    p.set_defaults(func=run_generate)
+
     p = verbs.add_parser("tune", help="tune the beam player's weights with the document's genetic algorithm")
     p.add_argument("--problems", default="0-24", help="qualifier problems, e.g. 0-24 or 1,3,5-7 (default 0-24)")
     p.add_argument("--seeds-per-problem", type=L.positive_int, default=1, help="training seeds per problem (default 1)")
@@ -49,8 +75,8 @@ def register(verbs) -> None:
     p.add_argument("--gene-high", type=L.non_negative_int, default=10, help="largest gene value")
     p.add_argument("--p-major", type=L.probability, default=0.1,
                    help="chance of a major mutation per gene (default 0.1)")
-    p.add_argument("--beam", type=L.positive_int, default=1, help="beam of the player during tuning (default 1)")
-    p.add_argument("--keep", type=L.positive_int, default=4, help="candidates per state during tuning (default 4)")
+    p.add_argument("--beam", type=L.beam, default=1, help="beam of the player during tuning (default 1)")
+    p.add_argument("--keep", type=L.beam, default=4, help="candidates per state during tuning (default 4)")
     p.add_argument("--fitness", choices=["move", "exact"], default="move",
                    help="move: planned move score; exact: move + power of the spelled solutions (default move)")
     p.add_argument("--genes", choices=["absolute", "relative"], default="absolute",

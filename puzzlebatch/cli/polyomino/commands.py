@@ -38,6 +38,31 @@ def check_solve(args) -> None:
 
 
 # -- solve -------------------------------------------------------------------------------------------------------
+def note_pieces_left_out(args) -> None:
+    """Say on stderr when the pieces (one set, finite copies) cover more cells than the board has: a solution then
+    packs only some of them."""
+    from puzzlebatch.api import polyomino as api
+    from puzzlebatch.cli.options import say
+    from puzzlebatch.puzzles.polyomino.shapes import UNLIMITED
+
+    if args.unlimited or args.level or getattr(args, "method", "auto") not in ("auto", "search"):
+        return
+    pieces = api.pieces_of(args.pieces, copies=args.copies, mirror=args.mirror)
+    if any(p.count == UNLIMITED for p in pieces):
+        return
+    area = sum(p.size * p.count for p in pieces)
+    board = api.board_of(args.board)
+    if area > board.n_cells:
+        n = sum(p.count for p in pieces)
+        say(f"the {n} pieces cover {area} cells, more than the board's {board.n_cells}: a solution packs only "
+            "some of them")
+
+
+def _s(n: int) -> str:
+    """The plural ending of a count: ``1 solution``, ``2 solutions``."""
+    return "" if n == 1 else "s"
+
+
 def run_solve(args) -> int:
     from puzzlebatch.api import polyomino as api
     from puzzlebatch.cli.options import print_json, run_options
@@ -46,6 +71,7 @@ def run_solve(args) -> int:
                   prune=not args.no_prune, heuristic=args.heuristic, seed=args.seed, time_limit=args.time_limit,
                   band_heights=args.band_heights, backend=args.backend, png=args.png, text=args.text,
                   settings=settings(args), options=run_options(args))
+    note_pieces_left_out(args)  # after the solve: a problem it refuses is said in one line
     if args.json:
         print_json(r.to_dict())
     elif r.method == "band":
@@ -95,7 +121,7 @@ def run_count(args) -> int:
                  else "give --out FILE.h5 to be able to resume"))
     else:
         d = "" if r.distinct is None else f", {r.distinct} distinct up to the board's {r.symmetries} symmetries"
-        print(f"{r.label} with {args.pieces}: {r.solutions} solutions{d}")
+        print(f"{r.label} with {args.pieces}: {r.solutions} solution{_s(r.solutions)}{d}")
         print(f"{r.nodes} nodes in {r.seconds:.3f} s on {r.backend} (+{command_compile_seconds():.1f} s compiling)")
         if r.verified:
             print(verify_line(r.to_dict()))
@@ -202,6 +228,13 @@ def run_dlx_export(args) -> int:
     text = api.dlx_export(args.board, args.pieces, **problem(args), text=args.text)
     if not args.text:
         sys.stdout.write(text)
+    else:
+        from puzzlebatch.outputs import is_stream
+
+        lines = [x for x in text.splitlines() if x.strip() and not x.startswith("|")]
+        items = len(lines[0].split()) if lines else 0
+        print(f"DLX problem written to {args.text}: {items} items, {max(len(lines) - 1, 0)} options",
+              file=sys.stderr if is_stream(args.text) else sys.stdout)
     return 0
 
 
@@ -215,7 +248,7 @@ def run_dlx_solve(args) -> int:
     if args.json:
         print_json(r.to_dict())
     elif args.count:
-        print(f"{path}: {r.solutions} solutions ({r.nodes} nodes, {r.seconds:.3f} s on {r.backend})")
+        print(f"{path}: {r.solutions} solution{_s(r.solutions)} ({r.nodes} nodes, {r.seconds:.3f} s on {r.backend})")
     elif r.solved:
         for opt in r.options_chosen:
             print(" ".join(opt))
@@ -234,7 +267,7 @@ def _problem_args(p, board_default: str | None = None) -> None:
                         "or several joined by +")
     p.add_argument("--level", help="a level file: the board with some pieces already placed (letters)")
     p.add_argument("--unlimited", action="store_true", help="any number of copies of every piece")
-    p.add_argument("--copies", type=L.positive_int, help="this many copies of every piece")
+    p.add_argument("--copies", type=L.copies, help="this many copies of every piece")
     p.add_argument("--mirror", choices=["yes", "no", "default"], default="default",
                    help="may pieces be mirrored (turned over)? default: flat yes, solid no")
 
@@ -291,7 +324,7 @@ def register(verbs) -> None:
     lverbs.required = True
     p = lverbs.add_parser("generate", help="remove pieces from random solutions until one solution is left")
     _problem_args(p, board_default="11x5")
-    p.add_argument("--count", type=L.positive_int, default=1, help="how many levels")
+    p.add_argument("--count", type=L.instances, default=1, help="how many levels")
     p.add_argument("--difficulty", type=L.positive_int, default=4, help="pieces left to place")
     p.add_argument("--seed", type=L.seed, default=0, help="random seed")
     p.add_argument("--out-dir", metavar="DIR", help="directory for level-NNN.txt files (solve them with --level)")

@@ -87,6 +87,7 @@ def run_generate(args) -> int:
     box = parse_box(args.box)
     if box.volume < 2:
         raise PuzzleInputError(f"box {box}: needs at least 2 cells")
+    L.GENERATED_CELLS.check(box.volume, f"--box {box}: drawing a random chain")
     chains = []
     for k in range(args.count):
         chain, path = random_chain(box, args.seed + k)
@@ -135,7 +136,7 @@ def register(verbs) -> None:
     p = verbs.add_parser("generate", help="random chains that fold into a box (random Hamiltonian paths)")
     p.add_argument("--box", default="3x3x3", help="the box LxWxH the chain must fill")
     p.add_argument("--seed", type=L.seed, default=0, help="random seed (chain k uses seed + k)")
-    p.add_argument("--count", type=L.positive_int, default=1, help="how many chains")
+    p.add_argument("--count", type=L.instances, default=1, help="how many chains")
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.set_defaults(func=run_generate)
 

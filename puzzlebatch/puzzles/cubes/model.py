@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from puzzlebatch.errors import PuzzleInputError
-from puzzlebatch.limits import CELLS
+from puzzlebatch.limits import CELLS, CUBES
 
 #: Outward unit vector of each face, in the data's face order F0..F5.
 FACE_DIRS = np.array([[0, -1, 0], [0, 0, 1], [1, 0, 0], [0, 0, -1], [-1, 0, 0], [0, 1, 0]], dtype=np.int64)
@@ -141,6 +141,7 @@ def parse_cubes(text: str, source: str = "<cubes>") -> CubeSet:
         if number in seen:
             raise PuzzleInputError(f"{where}: cube number {number} already used on line {seen[number]}")
         seen[number] = lineno
+        CUBES.check(len(numbers) + 1, f"{where}: the cube set")
         numbers.append(number)
         faces.append(values)
     if not numbers:

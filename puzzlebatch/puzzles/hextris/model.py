@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from puzzlebatch.errors import PuzzleInputError
-from puzzlebatch.limits import CELLS, SOURCE_LENGTH
+from puzzlebatch.limits import CELLS, PHRASE, SEEDS, SOURCE_LENGTH
 
 Cell = tuple[int, int]
 
@@ -208,6 +208,7 @@ def parse_problem(doc: dict, where: str = "problem") -> Problem:
                 raise PuzzleInputError(f"{where}.units[{i}].members: at its spawn position the unit has cell "
                                        f"({x}, {y}) outside the {width}x{height} board")
         units.append(unit)
+    SEEDS.check(len(doc["sourceSeeds"]), f"{where}.sourceSeeds")
     seeds = tuple(_int(s, f"{where}.sourceSeeds[{i}]") for i, s in enumerate(doc["sourceSeeds"]))
     if not seeds:
         raise PuzzleInputError(f"{where}.sourceSeeds: needs at least one seed (every game is played from one)")
@@ -255,6 +256,19 @@ def load_phrases(path: str | os.PathLike | None = None) -> list[str]:
     p = Path(path) if path is not None else DATA_DIR / "power_phrases.txt"
     lines = read_text(p, "phrases").splitlines()
     phrases = [ln for ln in lines if ln.strip()]
+    if not phrases:
+        raise PuzzleInputError(f"{p}: no phrase in the file (one a line; --no-phrases weaves none)")
+    return check_phrases(phrases, str(p))
+
+
+def check_phrases(phrases: list[str], where: str = "phrases") -> list[str]:
+    """``phrases`` if each is within the :data:`~puzzlebatch.limits.PHRASE` limit (a one-line error otherwise)."""
+    for i, p in enumerate(phrases):
+        PHRASE.check(len(p), f"{where}: phrase {i + 1} ({p[:20]!r}...)" if len(p) > 20 else f"{where}: phrase {p!r}")
+        if decode(p) is None:
+            bad = next(ch for ch in p.lower() if ch not in CHAR_TO_COMMAND and ch not in IGNORED_CHARS)
+            raise PuzzleInputError(f"{where}: phrase {i + 1} ({p[:20]!r}) has {bad!r}, which is not a command "
+                                   "character, so it can never be spelled")
     return phrases
 
 

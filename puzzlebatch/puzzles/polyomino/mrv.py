@@ -110,8 +110,10 @@ def encode(ec: ExactCover) -> Encoded:
     lw = max(1, -(-n_opt // R.WORD_BITS))
     goal = ec.max_depth()
     k = max((len(x) for x in items_of), default=1)
-    check_memory(8 * (n_opt * (2 * lw + nw + k) + 8 * lw * (goal + 1)),
-                 f"incremental MRV over {n_opt:,} options (a conflict mask each)")
+    # The conflict masks are built as dense (n_opt, n_opt) products and boolean masks first (see conflicts and
+    # _pack): about 10 bytes per pair of options at the peak, beside the (n_opt, n_items) incidence matrix.
+    check_memory(8 * (n_opt * (2 * lw + nw + k) + 8 * lw * (goal + 1)) + 10 * n_opt * n_opt
+                 + 12 * n_opt * n_items, f"incremental MRV over {n_opt:,} options (a conflict mask each)")
 
     lists: list[list[int]] = [[] for _ in range(n_primary)]
     for o, its in enumerate(items_of):

@@ -19,7 +19,8 @@ from puzzlebatch.limits import CELLS
 from puzzlebatch.puzzles.polyomino import shapes as S
 from puzzlebatch.puzzles.polyomino.cover import UNLIMITED, ExactCover, Geometry
 
-GLYPHS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789@$%&*+=<>~^"
+GLYPHS = ("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789@$%&*+=<>~^"
+          "ΓΔΘΛΞΠΣΦΨΩαβγδεζηθλμξπσφψωБДЖЗИЦЧШЩЪЫЭЮЯ")  # then Greek and Cyrillic unlike Latin: 113 (108 heptominoes)
 
 
 @dataclass
@@ -74,6 +75,8 @@ def parse_board_text(text: str, source: str = "<board>") -> Board:
     dim = 3 if len(layers) > 1 else 2
     h = max(len(lay) for lay in layers)
     w = max(len(line) for lay in layers for _, line in lay)
+    CELLS.check(w * h * len(layers), f"{source}: the board's bounding box {w}x{h}"
+                + (f"x{len(layers)}" if dim == 3 else ""))
     playable = set()
     placed_cells: dict[str, set] = {}
     for z, lay in enumerate(layers):
@@ -90,6 +93,8 @@ def parse_board_text(text: str, source: str = "<board>") -> Board:
                 else:
                     raise PuzzleInputError(f"{source}:{lineno}: unexpected character {ch!r} at column {x + 1} "
                                            "(use . for a cell, # for a hole, letters for placed pieces)")
+    if not playable:
+        raise PuzzleInputError(f"{source}: no cell on the board, only holes (use . for a cell, # for a hole)")
     size = (w, h, len(layers)) if dim == 3 else (w, h)
     placed = {g: S.components(cells) for g, cells in placed_cells.items()}
     return Board(size, frozenset(playable), placed, label=source)

@@ -29,7 +29,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from puzzlebatch.errors import PuzzleInputError
-from puzzlebatch.limits import CELLS
+from puzzlebatch.limits import CELLS, check_copies
 
 Cell = tuple[int, ...]
 TURNS = ("free", "rotations", "fixed")
@@ -242,7 +242,7 @@ def _parse_opts(opts: str, where: str, default_turns: str | None) -> tuple[str |
             if value in ("inf", "unlimited", "*"):
                 count = UNLIMITED
             elif value.isdigit() and int(value) > 0:
-                count = int(value)
+                count = check_copies(int(value), f"{where}: count={value}")
             else:
                 raise PuzzleInputError(f"{where}: count={value} must be a positive integer or 'unlimited'")
         else:

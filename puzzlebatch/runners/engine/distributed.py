@@ -24,13 +24,18 @@ resubmits one that keeps failing.  What every worker did is summed up in a :clas
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import json
+import logging
 import math
 import os
+import signal
 import sys
+import threading
 import time
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
@@ -69,8 +74,11 @@ def parse_scheduler(text: str | None) -> SchedulerSpec:
     """Parse ``--scheduler``: None, ``local:N``, a Dask address (``tcp://host:port``, ``tls://...``) or a
     scheduler file (``.json`` written by ``dask scheduler --scheduler-file``).  Bad values raise a one-line
     :class:`PuzzleInputError`."""
-    if text is None or text == "" or text == "embedded":
+    if text is None or text == "embedded":
         return SchedulerSpec("embedded")
+    if not text.strip():
+        raise PuzzleInputError(f"--scheduler {text!r}: empty; give local:N, a Dask address such as "
+                               "tcp://host:8786, or a scheduler file (.json)")
     if text.startswith("local:") or text == "local":
         n = text.partition(":")[2] or str(os.cpu_count() or 1)
         if not n.isdigit() or int(n) < 1:
@@ -95,6 +103,9 @@ def parse_scheduler(text: str | None) -> SchedulerSpec:
                            "scheduler file (.json)")
 
 
+DASK_SCHEMES = ("tcp", "tls", "inproc", "ucx", "ws", "wss")  # the address schemes Dask's comm layer knows
+
+
 def _address(address: str, given: str) -> SchedulerSpec:
     """A Dask address ``[scheme://]host:port``, its port checked (Dask's own error is a traceback)."""
     from urllib.parse import urlsplit
@@ -107,6 +118,9 @@ def _address(address: str, given: str) -> SchedulerSpec:
     if port is None or not parts.hostname:
         raise PuzzleInputError(f"--scheduler {given}: expected a Dask address such as tcp://host:8786 (host and "
                                "port number)")
+    if parts.scheme not in DASK_SCHEMES:
+        raise PuzzleInputError(f"--scheduler {given}: unknown address scheme {parts.scheme!r} (Dask knows: "
+                               f"{', '.join(DASK_SCHEMES)})")
     return SchedulerSpec("address", address=address)
 
 
@@ -198,6 +212,20 @@ class Pool:
         return WorkSummary(scheduler=str(self.spec))
 
 
+@contextlib.contextmanager
+def _children_ignore_ctrl_c():
+    """Start worker processes with SIGINT ignored (they inherit it): Ctrl-C at the terminal reaches the whole
+    process group, and only this process answers it (it checkpoints, closes the cluster and says how to resume)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
 class DaskPool(Pool):
     """A Dask client on a ``LocalCluster`` it starts, or on a running cluster.
 
@@ -223,8 +251,11 @@ class DaskPool(Pool):
         say = say or (lambda s: print(f"puzzlebatch: {s}", file=sys.stderr))
         if spec.kind == "local":
             threads = max(1, (os.cpu_count() or 1) // spec.workers)
-            self.cluster = LocalCluster(n_workers=spec.workers, threads_per_worker=1, processes=True,
-                                        dashboard_address=":0", env={"NUMBA_NUM_THREADS": str(threads)})
+            with _children_ignore_ctrl_c():  # Ctrl-C is this process's to handle: one line, not a traceback a worker
+                self.cluster = LocalCluster(n_workers=spec.workers, threads_per_worker=1, processes=True,
+                                            dashboard_address=":0", env={"NUMBA_NUM_THREADS": str(threads)},
+                                            silence_logs=logging.ERROR)  # no warnings as Ctrl-C stops workers
+            warnings.filterwarnings("ignore", message="Sending large graph", category=UserWarning)
             self.client = Client(self.cluster)
         else:
             try:

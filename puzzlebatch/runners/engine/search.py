@@ -16,6 +16,7 @@ from typing import Callable
 import numpy as np
 
 from puzzlebatch.jit.clock import work_clock
+from puzzlebatch.limits import check_memory
 from puzzlebatch.puzzles.search import BUDGET, DONE, OUT_COUNT, OUT_DEPTH, OUT_NODES, OUT_NSOL, OUT_STATUS, \
     OUT_WIDTH, STOPPED
 from puzzlebatch.runners.engine.backend import Backend
@@ -246,6 +247,8 @@ class BatchDFS:
         (out, states, stacks, solutions) as host arrays.  ``planner`` records the launch's node rate."""
         p = self.problem
         n, width = batch.states.shape
+        check_memory(n * (8 * width * (1 + max(max_solutions, 1)) + 4 * (p.goal + 1) + 8 * OUT_WIDTH),
+                     f"a launch of {n:,} work items of {width:,} words")
         states = batch.states.copy()
         stacks = np.zeros((n, p.goal + 1), np.int32)
         out = np.zeros((n, OUT_WIDTH), np.int64)
@@ -318,6 +321,10 @@ class BatchDFS:
         if not stopped:
             return rest
         states, stacks, roots, depths, weights = (r[:stopped] for r in rows)
+        # Splitting makes up to one item per level searched below each root: check before allocating them.
+        n_out = int(np.sum(depths.astype(np.int64) - roots + 1)) + len(rest)
+        check_memory(n_out * (8 * states.shape[1] + 16), f"the work left: {n_out:,} work items of "
+                     f"{states.shape[1]:,} words each")
         cont = self._host.split_batch(states, stacks, roots.astype(np.int32), depths.astype(np.int32), weights,
                                       self.problem.tables)
         return Frontier.concat([Frontier(*cont), rest])

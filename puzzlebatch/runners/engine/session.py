@@ -206,6 +206,14 @@ class Session:
                                          where=lambda a: same_problem(a["params"]), on_damaged=damaged.append)
         damaged = damaged[0] if damaged else None
         if self.run is None:
+            from puzzlebatch.errors import NothingToDo
+
+            done = self.store.latest_run(self.family, self.verb, status="done",
+                                         where=lambda a: same_problem(a["params"]), on_damaged=lambda _: None)
+            if done is not None:
+                raise NothingToDo(f"nothing to do: --resume: {self.out} has no unfinished {self.verb} of "
+                                  f"{self.describe}; run {done.id} finished it (see it with: puzzlebatch show "
+                                  f"{self.out} --run {done.id})", path=str(self.out), run_id=done.id)
             raise PuzzleInputError(f"--resume: {self.out} has no unfinished {self.verb} of {self.describe}"
                                    + (f" ({damaged})" if damaged else ""))
         ck = self.run.load_checkpoint()

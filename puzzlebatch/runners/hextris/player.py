@@ -36,6 +36,7 @@ import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
@@ -190,6 +191,8 @@ class BeamPlayer:
     #: (:func:`games_for_memory`); the beam, then ``keep``, shrink to fit
     max_games: int | None = None
     units_played: int = 0
+    #: called with no argument after every unit placed in every game of the batch (progress)
+    on_step: Callable[[], None] | None = None
     #: 1: a child's value is that of its best continuation with the next unit of the sequence (its placements
     #: evaluated in the same way, one more kernel call per unit); 0: the child's own value.  Not used with a time
     #: budget, where the same time buys a wider beam
@@ -285,6 +288,8 @@ class BeamPlayer:
             ch = cur.take(idx)
             self.sim.run_placements(ch, tg[:, None, :], record=False)
             self.units_played += len(ch)
+            if self.on_step is not None:
+                self.on_step()
             ch_owner = owner[idx]
             scores = ch.move_scores
             ended = ch.ends != rules.END_IN_PROGRESS
@@ -560,7 +565,7 @@ def play_problems(problems: list[Problem], backend: Backend, *, seeds: dict[int,
                   seconds: float | None = None, tag: str = "puzzlebatch-beam", weave_phrases: bool = True,
                   on_problem=None, adaptive: bool = True, max_beam: int = 256, plan_share: float = 0.6,
                   timings: list | None = None, megabytes: float | None = None, openings: bool = True,
-                  survival: bool = True) -> list[Solved]:
+                  survival: bool = True, on_unit: Callable[[Problem], None] | None = None) -> list[Solved]:
     """Plan and spell every seed of every problem (``seeds[problem.id]`` overrides the seeds played).
 
     With ``openings`` (and phrases woven), a seed that has an opening spelling the long phrases
@@ -581,6 +586,9 @@ def play_problems(problems: list[Problem], backend: Backend, *, seeds: dict[int,
     With ``survival``, a game whose plan ends spawn-blocked before its last unit is planned again with every row of
     :data:`SURVIVAL_WEIGHTS` (one batch, in the planning time left); all its plans are spelled and the exact scorer
     keeps the best.
+
+    ``on_unit(problem)``, if given, is called after each unit the planning places in the problem's games (at most
+    ``problem.source_length`` times; ``on_problem`` follows when the problem is done).
     """
     from puzzlebatch.puzzles.hextris.model import load_phrases
 
@@ -619,6 +627,8 @@ def play_problems(problems: list[Problem], backend: Backend, *, seeds: dict[int,
         rows = len(weights) if weights.ndim == 2 else 1  # a portfolio: every game once per weight row, one batch
         w = np.repeat(weights, len(games), axis=0) if weights.ndim == 2 else weights
         player = BeamPlayer(p, backend, w, beam, keep, max_beam, cap)
+        if on_unit is not None:
+            player.on_step = lambda p=p: on_unit(p)
         plans = player.plan(games * rows, soft, hard, budget, prefixes * rows)
         retried = []
         if survival:

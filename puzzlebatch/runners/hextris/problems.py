@@ -28,15 +28,19 @@ def resolve_problems(specs: list[str]) -> list[Problem]:
 def parse_problem_range(text: str) -> list[int]:
     """``0-24``, ``1,3,5-7`` -> problem numbers (one-line error otherwise)."""
     out = []
-    try:
-        for part in text.split(","):
-            a, _, b = part.partition("-")
-            out.extend(range(int(a), int(b or a) + 1))
-    except ValueError:
-        raise PuzzleInputError(f"--problems {text!r}: expected numbers and ranges like 0-24 or 1,3,5-7") from None
-    bad = [i for i in out if not 0 <= i <= 24]
-    if bad:
-        raise PuzzleInputError(f"--problems {text!r}: no qualifier problem {bad[0]} (0..24)")
+    for part in text.split(","):
+        a, dash, b = part.partition("-")
+        try:
+            lo, hi = int(a), int(b if dash else a)
+        except ValueError:
+            raise PuzzleInputError(f"--problems {text!r}: expected numbers and ranges like 0-24 or 1,3,5-7") \
+                from None
+        for i in (lo, hi):
+            if not 0 <= i <= 24:
+                raise PuzzleInputError(f"--problems {text!r}: no qualifier problem {i} (0..24)")
+        if hi < lo:
+            raise PuzzleInputError(f"--problems {text!r}: the range {part.strip()} is empty (write {hi}-{lo})")
+        out.extend(range(lo, hi + 1))
     return list(dict.fromkeys(out))
 
 
