@@ -1,7 +1,7 @@
 """Large boards: puzzlebatch against xcover, OR-Tools CP-SAT and the `polyomino` package, side by side.
 
     python bench/large.py                      # every section with the default sizes
-    python bench/large.py --sections strips    # strips | bands | cuts | bigcuts
+    python bench/large.py --sections strips    # strips | bands | cuts | bigcuts | gencuts
     python bench/large.py --timeout 60         # seconds allowed to each peer's run (killed after)
     python bench/large.py --peers xcover ortools polyomino   # which peers run in bands and cuts (all by default)
 
@@ -20,6 +20,8 @@ matrix and a C exact-cover solver, first solution, matrix building timed; not ru
   solution (pieces as primary items), median of several cuts per size; xcover is not run where its matrix would
   hold more than ~3 M options (it builds every placement of every piece).
 * bigcuts: the document's 55x121 and big squares, one cut each, solved back (not in the default sections).
+* gencuts: the compiled cut generator on 400x400 and 1000x1000, seeds 1..3, the piece file and HDF5 streamed out
+  (not in the default sections).
 
 Timings are wall seconds on whatever machine runs it; run both sides in the same run (the ratio survives load).
 """
@@ -330,6 +332,34 @@ def big_cuts(cpu, specs):
               f"{r.rounds} restart rounds)", flush=True)
 
 
+def gen_cuts(specs, seeds=(1, 2, 3), sizes=(4, 6)):
+    """Compiled cut generation (first attempt, every seed), piece file and HDF5 written, medians of the seeds."""
+    import tempfile
+
+    import numpy as np
+
+    from puzzlebatch.runners.polyomino import bigcut as BC
+
+    print(f"\n== cut generation: {sizes[0]}..{sizes[1]} cells, seeds {list(seeds)}, compiled, streamed out ==")
+    BC.cut_mask(np.ones((8, 8), bool), *sizes, seed=0)  # compile outside the timing
+    with tempfile.TemporaryDirectory() as tmp:
+        for spec in specs:
+            w, h = (int(v) for v in spec.split("x"))
+            cut_s, write_s, pieces = [], [], []
+            for seed in seeds:
+                t0 = time.perf_counter()
+                cut = BC.cut_mask(np.ones((h, w), bool), *sizes, seed=seed)
+                t1 = time.perf_counter()
+                BC.write_text(cut, Path(tmp) / "p.txt")
+                BC.write_hdf5(cut, Path(tmp) / "c.h5")
+                cut_s.append(t1 - t0)
+                write_s.append(time.perf_counter() - t1)
+                pieces.append(cut.n_pieces)
+            print(f"{spec}: pieces {pieces}; cut {[round(t, 2) for t in cut_s]} s (median "
+                  f"{statistics.median(cut_s):.2f} s); text + HDF5 written in median "
+                  f"{statistics.median(write_s):.2f} s", flush=True)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sections", nargs="+", default=["strips", "bands", "cuts"])
@@ -341,6 +371,7 @@ def main(argv=None):
                     help="peers run side by side in bands and cuts (xcover also runs in strips)")
     ap.add_argument("--ortools-workers", type=int, default=1, help="CP-SAT num_workers")
     ap.add_argument("--big-cuts", nargs="+", default=["55x121", "100x100", "200x200"])
+    ap.add_argument("--gen-cuts", nargs="+", default=["400x400", "1000x1000"], help="gencuts: boards to cut")
     args = ap.parse_args(argv)
     cpu = select_backend("cpu")
     print(f"machine: {cpu.device}")
@@ -353,6 +384,8 @@ def main(argv=None):
              workers=args.ortools_workers)
     if "bigcuts" in args.sections:
         big_cuts(cpu, args.big_cuts)
+    if "gencuts" in args.sections:
+        gen_cuts(args.gen_cuts)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,8 @@ def print_once(r) -> None:
             print(r.letters)
         if r.method == "cut":
             print(f"{len(r.pieces)} pieces in {r.classes} shape classes placed, validated; {r.nodes} nodes, "
-                  f"{r.restarts} restart rounds in {r.seconds:.3f} s on {r.backend} (numba compile included)")
+                  f"{r.restarts} restart rounds in {r.seconds:.3f} s on {r.backend} "
+                  f"(+{command_compile_seconds():.1f} s compiling)")
         else:
             print(f"{len(r.pieces)} pieces in {r.classes} shape classes placed, validated; {r.nodes} nodes in "
                   f"{r.seconds:.3f} s on {r.backend} (+{command_compile_seconds():.1f} s compiling)")

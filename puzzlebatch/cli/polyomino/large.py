@@ -8,6 +8,8 @@ existing ``count`` and ``solve`` verbs (whose functions read them) and the new `
 
 from __future__ import annotations
 
+import sys
+
 from puzzlebatch import limits
 
 
@@ -37,15 +39,49 @@ def run_generate(args) -> int:
     from puzzlebatch.api import polyomino as api
     from puzzlebatch.cli.options import print_json
 
+    if args.hdf5 or _streamed(args):
+        return _run_generate_streamed(args)
     r = api.generate(args.random_cut, args.sizes, seed=args.seed, text=args.text)
     if args.json:
         print_json(r.to_dict())
     else:
+        from puzzlebatch.outputs import is_stream
+
         a, b = r.sizes
-        print(f"{len(r.pieces)} pieces of {a}-{b} cells cut from {args.random_cut} (seed {args.seed}): {r.out}; "
-              f"the cut itself: {r.cut}")
-        print(f"solve it back: puzzlebatch polyomino solve --board {args.random_cut} --pieces {r.out} "
-              "--method cut")
+        say = sys.stderr if args.text and is_stream(args.text) else sys.stdout  # the pieces went to stdout
+        print(f"{len(r.pieces)} pieces of {a}-{b} cells cut from {args.random_cut} (seed {args.seed}): {r.out}"
+              + (f"; the cut itself: {r.cut}" if r.cut else ""), file=say)
+        if r.cut:
+            print(f"solve it back: puzzlebatch polyomino solve --board {args.random_cut} --pieces {r.out} "
+                  "--method cut", file=say)
+    return 0
+
+
+def _streamed(args) -> bool:
+    """Large ``WxH`` boards written to a file are cut straight to files (no JSON cut, no objects per piece)."""
+    import re
+
+    from puzzlebatch.outputs import is_stream
+    from puzzlebatch.runners.polyomino.bigcut import STREAM_CELLS
+
+    m = re.match(r"^(\d+)x(\d+)$", str(args.random_cut))
+    return bool(m and int(m.group(1)) * int(m.group(2)) > STREAM_CELLS and not args.json
+                and not is_stream(args.text))
+
+
+def _run_generate_streamed(args) -> int:
+    from puzzlebatch.runners.polyomino.bigcut import generate_files, parse_sizes
+
+    from puzzlebatch.outputs import is_stream
+
+    a, b = parse_sizes(args.sizes)
+    r = generate_files(args.random_cut, a, b, args.seed, args.text, args.hdf5)
+    say = sys.stderr if is_stream(args.text) else sys.stdout  # the pieces went to stdout
+    print(f"{r.n_pieces} pieces of {a}-{b} cells cut from {args.random_cut} (seed {args.seed}) in "
+          f"{r.seconds:.2f} s on cpu (written in {r.write_seconds:.2f} s): {r.text}"
+          + (f"; the cut itself: {r.hdf5}" if r.hdf5 else ""), file=say)
+    print(f"solve it back: puzzlebatch polyomino solve --board {args.random_cut} --pieces {r.text} --method cut",
+          file=say)
     return 0
 
 
@@ -80,6 +116,9 @@ def extend(verbs) -> None:
     p.add_argument("--sizes", default="4-6", metavar="A-B", help="piece sizes in cells (default 4-6)")
     p.add_argument("--seed", type=limits.seed, default=0, help="random seed of the cut")
     p.add_argument("--text", required=True, metavar="PIECES.txt",
-                   help="piece file for --pieces; the cut itself goes to PIECES.txt.cut.json")
+                   help="piece file for --pieces; the cut itself goes to PIECES.txt.cut.json (boards over "
+                        "100,000 cells: streamed, the cut only with --hdf5)")
+    p.add_argument("--hdf5", metavar="CUT.h5",
+                   help="also write the cut itself to HDF5, streamed (labels[y, x] = piece number; cells, starts)")
     p.add_argument("--json", action="store_true", help="also print the pieces as JSON")
     p.set_defaults(func=run_generate)

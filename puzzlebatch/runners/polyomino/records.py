@@ -14,6 +14,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from puzzlebatch import limits
 from puzzlebatch.errors import PuzzleInputError
 from puzzlebatch.results.show import plural, size_text, text_of
 from puzzlebatch.runners.polyomino import letters
@@ -30,6 +31,9 @@ def packing(run) -> SimpleNamespace:
     if "option_cells" not in inst:
         raise PuzzleInputError(f"run {run.id}: the problem's arrays are not stored (an older file?)")
     size = tuple(int(v) for v in inst["board_size"])
+    if not size or min(size) < 1:
+        raise PuzzleInputError(f"run {run.id}: stored board size {size} has a side under 1")
+    limits.CELLS.check(int(np.prod(size, dtype=object)), f"run {run.id}: stored board {size_text(size)}")
     names = [text_of(n) for n in inst["piece_names"]]
     glyphs = [text_of(g) for g in inst["glyphs"]]
     option_cells = [c[c[:, 0] >= 0] for c in inst["option_cells"]]
