@@ -151,38 +151,33 @@ def _cut_kernel(mask, w, h, a, b, seed, max_backtracks):
     return owner, cells, starts, npieces, backtracks
 
 
+def _bbox(cells, starts, w, p):
+    """(x0, x1, y0, y1): the bounding box of piece ``p``."""
+    x0 = w
+    x1 = -1
+    y0 = 1 << 62
+    y1 = -1
+    for q in range(starts[p], starts[p + 1]):
+        x = cells[q] % w
+        y = cells[q] // w
+        x0 = min(x0, x)
+        x1 = max(x1, x)
+        y0 = min(y0, y)
+        y1 = max(y1, y)
+    return x0, x1, y0, y1
+
 
 def _render(cells, starts, w, first, last):
     """Rows of ``#``/``.`` (newline-terminated) of pieces ``first..last-1`` in one byte buffer, with offsets."""
     total = 0
     for p in range(first, last):
-        x0 = w
-        x1 = -1
-        y0 = 1 << 62
-        y1 = -1
-        for q in range(starts[p], starts[p + 1]):
-            x = cells[q] % w
-            y = cells[q] // w
-            x0 = min(x0, x)
-            x1 = max(x1, x)
-            y0 = min(y0, y)
-            y1 = max(y1, y)
+        x0, x1, y0, y1 = _bbox(cells, starts, w, p)
         total += (y1 - y0 + 1) * (x1 - x0 + 2)
     buf = np.empty(total, np.uint8)
     offs = np.zeros(last - first + 1, np.int64)
     o = 0
     for p in range(first, last):
-        x0 = w
-        x1 = -1
-        y0 = 1 << 62
-        y1 = -1
-        for q in range(starts[p], starts[p + 1]):
-            x = cells[q] % w
-            y = cells[q] // w
-            x0 = min(x0, x)
-            x1 = max(x1, x)
-            y0 = min(y0, y)
-            y1 = max(y1, y)
+        x0, x1, y0, y1 = _bbox(cells, starts, w, p)
         gw = x1 - x0 + 2
         n = (y1 - y0 + 1) * gw
         for i in range(n):
