@@ -104,3 +104,29 @@ def test_every_command_runs_as_written(doc, cmds, tmp_path, monkeypatch, capsys)
 @pytest.mark.parametrize("doc, cmds", list(_cases(slow=True)))
 def test_every_long_command_runs_as_written(doc, cmds, tmp_path, monkeypatch, capsys):
     _run_all(doc, cmds, tmp_path, monkeypatch, capsys)
+
+
+JOBS = sorted((REPO / "examples").glob("*.toml"))
+
+
+@pytest.mark.parametrize("job", JOBS, ids=[j.name for j in JOBS])
+def test_every_example_job_checks_on_a_fresh_copy(job, tmp_path, monkeypatch, capsys):
+    """``run --dry-run`` of every shipped job file, on a fresh copy of ``examples/`` (nothing made beforehand)."""
+    from puzzlebatch.cli import main
+
+    shutil.copytree(REPO / "examples", tmp_path / "examples")
+    monkeypatch.chdir(tmp_path)
+    code = main(["run", f"examples/{job.name}", "--dry-run"])
+    err = capsys.readouterr().err
+    assert code == 0 and "Traceback" not in err, err
+    assert not (tmp_path / "examples" / "results").exists()  # a dry run writes nothing
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("job", JOBS, ids=[j.name for j in JOBS])
+def test_every_example_job_runs(job, tmp_path, monkeypatch, capsys):
+    from puzzlebatch.cli import main
+
+    shutil.copytree(REPO / "examples", tmp_path / "examples")
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", f"examples/{job.name}"]) == 0, capsys.readouterr().err
