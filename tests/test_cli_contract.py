@@ -21,6 +21,7 @@ from puzzlebatch.cli.options import SCHEMA_VERSION, print_json
 EXEMPT = {
     "serve": "runs the web server until stopped; prints no document",
     "polyomino dlx export": "writes the DLX text of a problem (to --text or stdout), not a result",
+    "hextris generate": "writes problems in the contest's own format (files, or one JSON a line), not a result",
 }
 
 # (command, argv after `puzzlebatch`); {d} is the folder of the inputs made by the `inputs` fixture
