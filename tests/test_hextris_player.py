@@ -122,7 +122,7 @@ def test_play_cli_out_then_resume_skips_finished_problems(capsys, tmp_path):
     (["hextris", "play", "11", "--seed", "99"], "--seed 99: not a seed of problem 11"),
     (["hextris", "play", "11", "--weights", "{tmp}/w.json"], "expected a list of 13 numbers >= 0"),
     (["hextris", "play", "11", "--weights", "{tmp}/none.json"], "none.json: cannot read"),
-    (["hextris", "play", "11", "--beam", "0"], "--beam: 0: must be at least 1"),
+    (["hextris", "play", "11", "--beam", "0"], "--beam: 0: must be between 1 and 65,536"),
     (["hextris", "play", "11", "--seed", "0", "--all-seeds"], "--seed and --all-seeds"),
 ])
 def test_play_cli_bad_input(args, message, capsys, tmp_path):
