@@ -212,7 +212,7 @@ def measure(case: str, backend, quick: bool, repeat: int) -> dict:
     return {"answer": answer, "row": row}
 
 
-def run(cases: list[str], quick: bool, repeat: int) -> dict:
+def run(cases: list[str], quick: bool, repeat: int, cpu_repeat: int | None = None) -> dict:
     gpu, cpu = select_backend("cuda"), select_backend("cpu")
     import numba
 
@@ -220,7 +220,8 @@ def run(cases: list[str], quick: bool, repeat: int) -> dict:
            "python": platform.python_version(), "numpy": np.__version__, "numba": numba.__version__,
            "cpu": cpu.device, "cpu_threads": numba.get_num_threads(), "cases": {}}
     for case in cases:
-        got = {b.name: measure(case, b, quick, repeat) for b in (gpu, cpu)}
+        got = {b.name: measure(case, b, quick, repeat if b is gpu or cpu_repeat is None else cpu_repeat)
+               for b in (gpu, cpu)}
         a, b = got[gpu.name], got["cpu"]
         agree = a["answer"] == b["answer"]
         doc["cases"][case] = {"agree": agree, "answer": b["answer"] if agree else None, "cuda": a["row"],
@@ -254,6 +255,8 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="tiny sizes (the test suite runs this in the simulator)")
     ap.add_argument("--cases", nargs="+", choices=list(CASES), default=list(CASES))
     ap.add_argument("--repeat", type=int, help="timed runs per case and backend (default 3, --quick 1)")
+    ap.add_argument("--cpu-repeat", type=int, help="timed runs on the CPU (default: --repeat); the slow side of a "
+                    "long case can be timed once")
     ap.add_argument("--out", type=Path, help="JSON results (default bench/gpu-results.json; --quick: none)")
     args = ap.parse_args(argv)
     from puzzlebatch.runners.engine.backend import simulator_enabled
@@ -267,7 +270,7 @@ def main(argv=None) -> int:
         from puzzlebatch.config import launch
 
         launch.threads_per_block = 8
-    doc = run(args.cases, args.quick, args.repeat or (1 if args.quick else 3))
+    doc = run(args.cases, args.quick, args.repeat or (1 if args.quick else 3), args.cpu_repeat)
     out = args.out or (None if args.quick else ROOT / "bench" / "gpu-results.json")
     if out is not None:
         out.write_text(json.dumps(doc, indent=2, default=str) + "\n")

@@ -22,9 +22,18 @@ _cupy: ModuleType | None | bool = False  # False: not looked for yet
 
 
 def cupy_module() -> ModuleType | None:
-    """CuPy when it is installed and finds a GPU, else None (looked for once)."""
+    """CuPy when it is installed and finds a GPU, else None (looked for once).
+
+    None under numba's CUDA simulator too: its "device" arrays are host arrays that CuPy cannot read, and its
+    streams are not CUDA streams (CuPy installed beside the simulator once broke every simulated count).
+    """
     global _cupy
     if _cupy is False:
+        from numba import config
+
+        if config.ENABLE_CUDASIM:
+            _cupy = None
+            return None
         try:
             import cupy
 

@@ -8,6 +8,7 @@ from puzzlebatch.puzzles.cubes import model
 from puzzlebatch.runners.cubes import solver as rc
 from puzzlebatch.runners.engine.search import BatchDFS, Frontier, SearchSettings, SearchTotals
 from tests.reference import cubes_oracle
+from tests.backends import GPU
 
 pytestmark = pytest.mark.gpu
 
@@ -33,7 +34,7 @@ def test_one_launch_is_bit_identical(figure, numbers, budget, order, cpu, gpu):
     assert len(frontier) > 2 * launch.threads_per_block and len(frontier) % launch.threads_per_block
     results = [BatchDFS(rc.problem(figure, cubes, order), b, SearchSettings(budget=budget)).run_batch(frontier, 2, 0)
                for b in (cpu, gpu)]
-    assert gpu.name == "cudasim"
+    assert gpu.name == GPU
     for a, b, name in zip(results[0], results[1], ("out", "states", "stacks", "solutions")):
         assert a.dtype == b.dtype and a.shape == b.shape
         assert np.array_equal(a, b), f"{name} differs between cpu and {gpu.name}"
@@ -47,7 +48,7 @@ def test_whole_count_on_the_simulator_equals_cpu_and_oracle(cpu, gpu):
                                      {n: cubes_oracle.parse(model.default_cubes_text())[n] for n in numbers})
     small = SearchSettings(budget=40, batch_size=16, frontier_target=8)
     counts = [rc.count(figure, cubes, b, small)[0] for b in (cpu, gpu)]
-    assert counts[1].backend == "cudasim"
+    assert counts[1].backend == GPU
     assert counts[0].assemblies == counts[1].assemblies == len(oracle)
     assert counts[0].distinct == counts[1].distinct
 

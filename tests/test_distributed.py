@@ -24,6 +24,7 @@ from puzzlebatch.puzzles.snake import encode
 from puzzlebatch.runners.engine.distributed import DFSPayload, SchedulerSpec, _worker_dfs, count_on_pool, \
     parse_scheduler
 from puzzlebatch.runners.engine.search import SearchSettings
+from tests.backends import GPU
 
 # A random 3x3x4 chain (`puzzlebatch snake generate --box 3x3x4 --seed 5`): 992 embeddings, 62 distinct.  Its tree
 # (254 k nodes) is cut into many small launches below so that a count lasts long enough to be killed.
@@ -288,7 +289,7 @@ def test_gpu_workers_in_the_simulator(tmp_path, cluster):
         assert len(frontier) >= 2
         totals, rest = count_on_pool(dfs, pool, frontier, totals, item_seconds=60, summary=pool.work)
     assert len(rest) == 0 and totals.count == expected.embeddings > 0
-    assert {w.backend for w in pool.work.workers.values()} == {"cudasim"}
+    assert {w.backend for w in pool.work.workers.values()} == {GPU}
 
 
 

@@ -13,6 +13,7 @@ from puzzlebatch.config import launch
 from puzzlebatch.runners.engine.ga import GAConfig, GeneticAlgorithm
 from puzzlebatch.puzzles.cubes import model
 from puzzlebatch.runners.cubes import ga as cubes_ga
+from tests.backends import GPU
 
 pytestmark = pytest.mark.gpu
 
@@ -29,7 +30,7 @@ def test_generations_are_bit_identical(selection, parents, repair, cpu, gpu):
         ga = GeneticAlgorithm(cubes_ga.ga_problem(figure, cubes, ops), backend, config, seed=4)
         _, state = ga.run()
         states.append(state)
-    assert gpu.name == "cudasim"
+    assert gpu.name == GPU
     for name in ("population", "fitness", "rngs"):
         assert np.array_equal(getattr(states[0], name), getattr(states[1], name)), name
     assert states[0].generation == states[1].generation >= 1

@@ -9,6 +9,7 @@ from puzzlebatch.puzzles.snake.model import SOURCE_CHAIN, Box, parse_chain
 from puzzlebatch.runners.snake import solver as snake
 from puzzlebatch.runners.engine.search import BatchDFS, SearchSettings, SearchTotals
 from tests.reference import snake_oracle
+from tests.backends import GPU
 
 pytestmark = pytest.mark.gpu
 
@@ -41,7 +42,7 @@ def test_one_launch_is_bit_identical(letters, dims, budget, cpu, gpu):
     for backend in (cpu, gpu):
         dfs = BatchDFS(snake.problem(chain, box), backend, SearchSettings(budget=budget))
         results.append(dfs.run_batch(frontier, max_solutions=2, stop_after=0))
-    assert gpu.name == "cudasim"
+    assert gpu.name == GPU
     for a, b, name in zip(results[0], results[1], ("out", "states", "stacks", "solutions")):
         assert a.dtype == b.dtype and a.shape == b.shape
         assert np.array_equal(a, b), f"{name} differs between cpu and {gpu.name}"
@@ -65,12 +66,12 @@ def test_whole_counts_agree_with_cpu_and_oracle(letters, dims, cpu, gpu):
     chain, box = parse_chain(letters), Box(*dims)
     settings = SearchSettings(budget=60, batch_size=40, frontier_target=20)
     runs = {b.name: snake.count(chain, box, b, settings) for b in (cpu, gpu)}
-    assert runs["cudasim"][2].batches > 0, "the kernel must actually run, not only the host expansion"
+    assert runs[GPU][2].batches > 0, "the kernel must actually run, not only the host expansion"
     got = {name: r[0] for name, r in runs.items()}
     expected = snake_oracle.count(letters, dims)
     for r in got.values():
         assert (r.embeddings, r.distinct) == (expected["embeddings"], expected["distinct"])
-    assert got["cudasim"].nodes == got["cpu"].nodes
+    assert got[GPU].nodes == got["cpu"].nodes
     first = {b.name: snake.solve(chain, box, b, settings) for b in (cpu, gpu)}
-    assert first["cudasim"].backend == "cudasim" and first["cudasim"].cells == first["cpu"].cells
+    assert first[GPU].backend == GPU and first[GPU].cells == first["cpu"].cells
     assert tuple(map(tuple, first["cpu"].cells)) in {tuple(p) for p in snake_oracle.embeddings(letters, dims)}

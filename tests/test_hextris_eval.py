@@ -14,6 +14,7 @@ from puzzlebatch.puzzles.hextris import evaluation, rules
 from puzzlebatch.puzzles.hextris.encode import problem_tables
 from puzzlebatch.puzzles.hextris.model import official_problem, parse_problem
 from puzzlebatch.runners.hextris.playouts import Playouts
+from tests.backends import GPU
 
 
 def _problem(picture: str, units=([(0, 0)],), length: int = 5):
@@ -232,7 +233,7 @@ def test_evaluation_is_bit_identical_on_cuda(cpu, gpu):
         sim.run_commands(games, moves)
         places, feats, counts = sim.evaluate(games, cap=64)
         out.append((places, feats, counts, sim.board_features(games.boards, games.prob)))
-    assert gpu.name == "cudasim"
+    assert gpu.name == GPU
     for a, b in zip(*out):
         assert a.dtype == b.dtype and np.array_equal(a, b)
     assert out[0][2].sum() > 0

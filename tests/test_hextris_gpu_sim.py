@@ -9,6 +9,7 @@ from puzzlebatch.config import launch
 from puzzlebatch.puzzles.hextris.model import parse_problem
 from puzzlebatch.runners.hextris.playouts import GREEDY_WEIGHTS, Playouts
 from tests.hextris_helpers import problems, random_solution
+from tests.backends import GPU
 
 pytestmark = pytest.mark.gpu
 
@@ -44,7 +45,7 @@ def test_command_strings_are_bit_identical(cpu, gpu):
         games = sim.new_games(seeds, prob)
         sim.run_commands(games, sols)
         out.append(games)
-    assert gpu.name == "cudasim"
+    assert gpu.name == GPU
     _same(*out)
     assert {"error_invalid_char", "error_repeat_position", "in_progress"} <= set(out[0].end_names)
 

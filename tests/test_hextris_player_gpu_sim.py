@@ -8,6 +8,7 @@ import pytest
 from puzzlebatch.puzzles.hextris.model import load_phrases, score_solution
 from puzzlebatch.runners.hextris.player import BeamPlayer, spell
 from tests.test_hextris_gpu_sim import _tiny
+from tests.backends import GPU
 
 pytestmark = pytest.mark.gpu
 
@@ -22,7 +23,7 @@ def test_beam_player_same_on_both_backends(cpu, gpu):
         solved = spell(plans, backend, phrases)
         out.append(([(p.placements, p.move_score, p.end) for p in plans],
                     [(s.entry, s.move_score, s.power_score, s.total, s.end, s.woven) for s in solved]))
-    assert gpu.name == "cudasim"
+    assert gpu.name == GPU
     assert out[0] == out[1]
     (entry, move, power, total, end, _), = out[0][1]
     assert len(out[0][0][0][0]) == 3  # the three units were placed

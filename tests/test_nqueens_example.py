@@ -16,6 +16,7 @@ from puzzlebatch.errors import PuzzleInputError
 from puzzlebatch.runners.engine.backend import select_backend
 from puzzlebatch.runners.engine.search import BatchDFS, Frontier, SearchSettings, SearchTotals, default_settings
 from tests.reference import nqueens_oracle
+from tests.backends import GPU
 
 # The rules' popcount wraps in its multiply (the form LLVM compiles to one instruction); in the CUDA simulator numpy
 # warns about it, and the result is right.
@@ -132,7 +133,7 @@ def _frontier(nq, n, cpu, size):
 def test_one_launch_is_bit_identical(nq, n, budget, cpu, gpu):
     frontier = _frontier(nq, n, cpu, 20)
     assert len(frontier) >= 12
-    assert gpu.name == "cudasim"
+    assert gpu.name == GPU
     for max_solutions, stop_after in ((0, 0), (2, 0), (1, 1)):
         results = [BatchDFS(nq.problem(n), b, SearchSettings(budget=budget)).run_batch(
             frontier, max_solutions=max_solutions, stop_after=stop_after) for b in (cpu, gpu)]
@@ -146,13 +147,13 @@ def test_one_launch_is_bit_identical(nq, n, budget, cpu, gpu):
 def test_whole_counts_agree_with_cpu(nq, n, cpu, gpu):
     settings = SearchSettings(budget=12, batch_size=16, frontier_target=8)
     runs = {b.name: BatchDFS(nq.problem(n), b, settings).count()[0] for b in (cpu, gpu)}
-    assert runs["cudasim"].count == runs["cpu"].count == A000170[n - 1]
-    assert runs["cudasim"].nodes == runs["cpu"].nodes
+    assert runs[GPU].count == runs["cpu"].count == A000170[n - 1]
+    assert runs[GPU].nodes == runs["cpu"].nodes
     if n >= 6:
-        assert runs["cudasim"].batches > 0, "the kernel must actually run, not only the host expansion"
+        assert runs[GPU].batches > 0, "the kernel must actually run, not only the host expansion"
     first = {b.name: BatchDFS(nq.problem(n), b, settings).first()[0] for b in (cpu, gpu)}
     if n == 1 or n >= 4:
-        a, b = first["cpu"].solutions[0], first["cudasim"].solutions[0]
+        a, b = first["cpu"].solutions[0], first[GPU].solutions[0]
         assert np.array_equal(a, b) and nq.check(nq.solution(a, n), n)
 
 

@@ -15,6 +15,7 @@ from puzzlebatch.puzzles.polyomino import shapes as S
 from puzzlebatch.runners.polyomino import cutsolve as CS
 from puzzlebatch.runners.polyomino import large as L
 from tests.reference.polyomino_oracle import count_tilings
+from tests.backends import GPU
 
 
 def run_cli(*args, check=True):
@@ -103,7 +104,7 @@ def test_kernel_simulator_matches_cpu_bit_for_bit(cpu, gpu):
     sol = CS.decode(pb, results[0][2][0, 0])
     L.validate_tiling(classes, 4, 3, sol)
     res = CS.solve(np.ones((3, 4), bool), classes, gpu, portfolio=2)  # the whole loop on the simulated kernel
-    assert res.solved and res.backend == "cudasim"
+    assert res.solved and res.backend == GPU
     L.validate_tiling(classes, 4, 3, res.placements)
 
 

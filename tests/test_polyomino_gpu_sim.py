@@ -12,6 +12,7 @@ from puzzlebatch.puzzles.polyomino import shapes as S
 from puzzlebatch.runners.polyomino import solver as RP
 from puzzlebatch.runners.engine.search import BatchDFS, Frontier, SearchSettings, SearchTotals
 from tests.reference import polyomino_oracle as oracle
+from tests.backends import GPU
 
 pytestmark = pytest.mark.gpu
 
@@ -34,7 +35,7 @@ def test_one_launch_is_bit_identical(cpu, gpu, board, pieces, kw, mode, budget):
     assert len(frontier) > launch.threads_per_block, "more than one block"
     results = [BatchDFS(eng.problem, b, SearchSettings(budget=budget)).run_batch(frontier, 2, 0)
                for b in (cpu, gpu)]
-    assert gpu.name == "cudasim"
+    assert gpu.name == GPU
     for a, b, name in zip(results[0], results[1], ("out", "states", "stacks", "solutions")):
         assert a.dtype == b.dtype and a.shape == b.shape
         assert np.array_equal(a, b), f"{name} differs between cpu and {gpu.name}"
@@ -46,9 +47,9 @@ def test_counts_and_first_solution_agree(cpu, gpu):
     got = {b.name: RP.count_packing(pk, b, settings=settings, distinct=False) for b in (cpu, gpu)}
     expected = oracle.count_tilings(sorted(pk.board.playable), [sorted(p.cells) for p in pk.pieces],
                                     copies=[None] * len(pk.pieces))
-    assert got["cpu"].solutions == got["cudasim"].solutions == expected
-    assert got["cpu"].nodes == got["cudasim"].nodes and got["cudasim"].backend == "cudasim"
+    assert got["cpu"].solutions == got[GPU].solutions == expected
+    assert got["cpu"].nodes == got[GPU].nodes and got[GPU].backend == GPU
     first = {b.name: RP.solve_packing(pk, b, settings=settings) for b in (cpu, gpu)}
-    assert first["cpu"].solved and first["cudasim"].backend == "cudasim"
+    assert first["cpu"].solved and first[GPU].backend == GPU
     assert [(k, c.tolist()) for k, c in first["cpu"].placements] == \
-        [(k, c.tolist()) for k, c in first["cudasim"].placements]
+        [(k, c.tolist()) for k, c in first[GPU].placements]

@@ -15,6 +15,7 @@ from puzzlebatch.puzzles.polyomino import shapes as S
 from puzzlebatch.runners.engine.search import BatchDFS, Frontier, SearchSettings, SearchTotals
 from puzzlebatch.runners.polyomino import solver as RP
 from tests.reference import polyomino_oracle as oracle
+from tests.backends import GPU
 
 SPLITTY = SearchSettings(budget=5, batch_size=16, frontier_target=6, first_batch_size=4)
 
@@ -211,12 +212,12 @@ def test_cuda_twin_is_bit_identical(cpu, gpu):
     frontier = frontier.take(slice(0, 12))
     assert len(frontier) > launch.threads_per_block
     results = [BatchDFS(eng.problem, b, SearchSettings(budget=6)).run_batch(frontier, 2, 0) for b in (cpu, gpu)]
-    assert gpu.name == "cudasim"
+    assert gpu.name == GPU
     for a, b, name in zip(results[0], results[1], ("out", "states", "stacks", "solutions")):
         assert a.shape == b.shape and np.array_equal(a, b), f"{name} differs between cpu and {gpu.name}"
     counts = {b.name: RP.count_packing(pk, b, mode="mrv", settings=SPLITTY, distinct=False) for b in (cpu, gpu)}
-    assert counts["cpu"].solutions == counts["cudasim"].solutions == oracle_count(pk.cover)
-    assert counts["cpu"].nodes == counts["cudasim"].nodes
+    assert counts["cpu"].solutions == counts[GPU].solutions == oracle_count(pk.cover)
+    assert counts["cpu"].nodes == counts[GPU].nodes
 
 
 @pytest.mark.slow

@@ -16,6 +16,7 @@ import pytest
 import puzzlebatch as pb
 from puzzlebatch import registry
 from puzzlebatch.errors import PuzzleInputError
+from tests.backends import GPU
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -179,7 +180,7 @@ def test_a_registered_family_has_a_python_api_on_both_backends(plugin, monkeypat
             assert json.loads(json.dumps(r.to_dict()))["solutions"] == fib(n)
         sim = api.count(n=9, backend="cuda", settings=None)  # the simulator (tests/conftest.py sets it)
         cpu = api.count(n=9, backend="cpu")
-        assert (sim.solutions, sim.nodes) == (cpu.solutions, cpu.nodes) and sim.backend == "cudasim"
+        assert (sim.solutions, sim.nodes) == (cpu.solutions, cpu.nodes) and sim.backend == GPU
         assert api.solve(n=4, backend="cpu").solution == "0000"
         with pytest.raises(PuzzleInputError, match="unknown parameter"):
             api.count(m=3)

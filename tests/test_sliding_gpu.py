@@ -7,6 +7,7 @@ from puzzlebatch.config import launch
 from puzzlebatch.puzzles.sliding.model import Board, parse_board
 from puzzlebatch.runners.sliding import solver as sliding
 from puzzlebatch.runners.sliding import pdb as sliding_pdb
+from tests.backends import GPU
 
 pytestmark = pytest.mark.gpu
 
@@ -26,7 +27,7 @@ def test_bfs_expansion_is_bit_identical(cpu, gpu):
                      np.int64)
     assert len(ranks) > 2 * launch.threads_per_block and len(ranks) % launch.threads_per_block
     a, b = _both("bfs_expand_batch", cpu, gpu, ranks, 2, 3, 1, fact, out_shape=(len(ranks), 4))
-    assert gpu.name == "cudasim" and np.array_equal(a, b) and (a >= -1).all()
+    assert gpu.name == GPU and np.array_equal(a, b) and (a >= -1).all()
 
 
 def test_whole_bfs_on_the_simulator_equals_cpu(cpu, gpu):
@@ -60,13 +61,13 @@ def test_ida_batch_is_bit_identical(heuristic, cpu, gpu, tmp_path):
     boards = [parse_board(t) for t in ("1 2 3 4 5 6 7 8 0", "1 2 3 4 0 6 7 5 8", "4 1 3 7 2 6 0 5 8",
                                        "1 2 3 4 5 6 8 7 0", "2 3 6 1 5 0 4 7 8")]
     runs = {b.name: sliding.solve_batch(boards, "blank-last", heuristic, b, pdbs=pdbs) for b in (cpu, gpu)}
-    assert [r.backend for r in runs["cudasim"]] == ["cudasim"] * 5
-    for a, b in zip(runs["cpu"], runs["cudasim"]):
+    assert [r.backend for r in runs[GPU]] == [GPU] * 5
+    for a, b in zip(runs["cpu"], runs[GPU]):
         assert (a.solvable, a.length, a.moves, a.directions, a.nodes, a.iterations, a.initial_h) == \
                (b.solvable, b.length, b.moves, b.directions, b.nodes, b.iterations, b.initial_h)
     from puzzlebatch.puzzles.sliding.model import goal_board, replay
 
-    for board, r in zip(boards, runs["cudasim"]):
+    for board, r in zip(boards, runs[GPU]):
         assert (r.length is None) == (board.text() == "1 2 3 4 5 6 8 7 0")  # the document's unsolvable example
         if r.solvable:
             assert replay(board, r.moves)[-1] == goal_board(3, 3) and len(r.moves) == r.length
@@ -76,8 +77,8 @@ def test_compressed_databases_are_bit_identical(cpu, gpu, tmp_path):
     pdbs = sliding_pdb.ensure(3, 3, "4-4", cpu, tmp_path).compressed(1)
     boards = [parse_board(t) for t in ("4 1 3 7 2 6 0 5 8", "2 3 6 1 5 0 4 7 8", "8 6 7 2 5 4 3 0 1")]
     runs = {b.name: sliding.solve_batch(boards, "blank-last", "pdb", b, pdbs=pdbs) for b in (cpu, gpu)}
-    assert [r.backend for r in runs["cudasim"]] == ["cudasim"] * 3 and runs["cpu"][2].length == 31
-    for a, b in zip(runs["cpu"], runs["cudasim"]):
+    assert [r.backend for r in runs[GPU]] == [GPU] * 3 and runs["cpu"][2].length == 31
+    for a, b in zip(runs["cpu"], runs[GPU]):
         assert (a.length, a.moves, a.nodes, a.iterations, a.initial_h) == \
                (b.length, b.moves, b.nodes, b.iterations, b.initial_h)
 

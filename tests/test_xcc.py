@@ -20,6 +20,7 @@ from puzzlebatch.puzzles.polyomino import rules as R
 from puzzlebatch.runners.engine.search import BatchDFS, Frontier, SearchSettings, SearchTotals
 from puzzlebatch.runners.polyomino import solver as RP
 from tests.reference import xcc_oracle as oracle
+from tests.backends import GPU
 
 xcover = pytest.importorskip("xcover")
 
@@ -226,7 +227,7 @@ def test_cuda_twin_is_bit_identical(cpu, gpu):
     frontier = dfs.expand(Frontier.root(eng.problem), SearchTotals(), 12)
     assert len(frontier) > launch.threads_per_block, "more than one block"
     results = [BatchDFS(eng.problem, b, SearchSettings(budget=4)).run_batch(frontier, 2, 0) for b in (cpu, gpu)]
-    assert gpu.name == "cudasim"
+    assert gpu.name == GPU
     for a, b, name in zip(results[0], results[1], ("out", "states", "stacks", "solutions")):
         assert a.dtype == b.dtype and a.shape == b.shape
         assert np.array_equal(a, b), f"{name} differs between cpu and {gpu.name}"
@@ -237,14 +238,14 @@ def test_cuda_twin_counts_and_first_solution(cpu, gpu):
     ec = C.read_dlx(TOY)
     settings = SearchSettings(budget=2, batch_size=6, frontier_target=3, first_batch_size=3)
     got = {b.name: RP.count_engine(RP.engine(ec, "mrv", False), b, settings)[0] for b in (cpu, gpu)}
-    assert got["cpu"].count == got["cudasim"].count == 1 and got["cpu"].nodes == got["cudasim"].nodes
+    assert got["cpu"].count == got[GPU].count == 1 and got["cpu"].nodes == got[GPU].nodes
     rng = random.Random(5)
     ec = C.read_dlx(random_xcc(rng, 5, 3, 24, 2, p_color=0.9))
     want = xcover_count(ec)
     for mode in ("first", "mrv"):
         got = {b.name: RP.count_engine(RP.engine(ec, mode, False), b, settings)[0] for b in (cpu, gpu)}
-        assert got["cpu"].count == got["cudasim"].count == want
-        assert got["cpu"].nodes == got["cudasim"].nodes
+        assert got["cpu"].count == got[GPU].count == want
+        assert got["cpu"].nodes == got[GPU].nodes
 
 
 # -- the command line -----------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ and the launches; every GPU-capable command reports them (``h2d_bytes``, ``d2h_b
 
 from __future__ import annotations
 
+import warnings
 from functools import lru_cache
 
 import numpy as np
@@ -19,6 +20,11 @@ from numba import cuda
 from puzzlebatch.gpu_kernels import geometry
 from puzzlebatch.transfers import Transfers
 from puzzlebatch.xp import as_namespace_array, cupy_module, is_device_array
+
+# numba warns on every launch of fewer than 128 blocks.  Our launches take the geometry the device and the batch
+# allow (a batch of a few hundred items is a small grid by design); on a GPU those warnings filled the output.
+warnings.filterwarnings("ignore", message=r".*Grid size \d+ will likely result in GPU under-utilization",
+                        category=Warning)  # numba's or numba-cuda's NumbaPerformanceWarning, by version
 
 
 @lru_cache(maxsize=1)
@@ -126,6 +132,8 @@ class DeviceSession:
         """Copy a device array to the host (into ``out`` when given), waiting for the copy.  ``stream``: the
         session's stream (default: after everything queued on it) or :attr:`copy_stream` (data already final)."""
         stream = stream or self.stream
+        if dev.size == 0:  # nothing to move (numba refuses a copy between empty arrays of different shapes)
+            return out if out is not None else np.empty(dev.shape, dev.dtype)
         host = dev.copy_to_host(out, stream=stream) if out is not None else dev.copy_to_host(stream=stream)
         stream.synchronize()
         self.transfers.d2h(host.nbytes)
@@ -152,11 +160,11 @@ class DeviceSession:
     def cupy_stream(self):
         """A context in which CuPy queues its work on the session's stream (in order with the kernels)."""
         cp = cupy_module()
-        handle = self.stream.handle
         try:
-            ptr = int(handle)  # cuda-python's CUstream
+            ptr = int(self.stream)  # numba's Stream gives its CUstream's address
         except TypeError:
-            ptr = handle.value  # a ctypes pointer (numba's ctypes binding)
+            handle = self.stream.handle
+            ptr = handle.value if hasattr(handle, "value") else int(handle)  # numba's ctypes binding
         return cp.cuda.ExternalStream(ptr)
 
     def namespace_view(self, dev, name: str):
