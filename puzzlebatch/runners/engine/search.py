@@ -93,14 +93,20 @@ class SearchSettings:
     batch_size: int = 1 << 16  # items per launch (at most)
     frontier_target: int = 256  # expand the root until the frontier has this many items
     first_batch_size: int = 64  # items per launch when looking for a first solution (in DFS order)
+    # Expand with symmetric items merged only until the frontier has this many items (None: frontier_target), then
+    # without merging: the merge is array work over every symmetry at every layer, which a frontier for a GPU
+    # (2^18 items) made the longest part of a count.
+    merge_target: int | None = None
 
 
 def default_settings(backend: Backend) -> SearchSettings:
     if backend.name == "cuda":
         # A frontier of two batches: the count keeps one batch running while the host splits the other's
         # unfinished items (not tuned on a GPU yet: bench/gpu.py measures it).
+        # Merged only as far as the CPU merges (256 items): on an H200, merging up to 2^18 items made four 4x4x4
+        # snake counts take 11.5 s on the host (no kernel ran) against 0.10 s on 16 CPU threads.
         return SearchSettings(budget=1 << 16, batch_size=1 << 17, frontier_target=1 << 18,
-                              first_batch_size=1 << 14)
+                              first_batch_size=1 << 14, merge_target=256)
     if backend.name == "cudasim":  # every simulated thread is a Python thread: keep it small
         return SearchSettings(budget=1 << 12, batch_size=256, frontier_target=64, first_batch_size=64)
     return SearchSettings()
@@ -201,17 +207,20 @@ class BatchDFS:
 
     def initial_frontier(self, totals: SearchTotals, keep_solutions: int = 0,
                          sink: Callable | None = None) -> Frontier:
-        """The root expanded into work items: symmetric items merged up to the settings' ``frontier_target``,
-        then (for a cluster) expanded further without merging.
+        """The root expanded into work items: symmetric items merged up to the settings' ``frontier_target`` (or
+        ``merge_target`` when smaller), then expanded further without merging (to ``frontier_target``, or more for
+        a cluster).
 
         Merging is kept to the same layers whatever the number of workers, so every item, every stored solution
         row and its weight are those of a single process: a cluster only cuts the same items finer.
         """
         root = Frontier.root(self.problem)
-        frontier = self.expand(root, totals, self.settings.frontier_target, keep_solutions=keep_solutions,
-                               symmetric=True, sink=sink)
+        merged = self.settings.frontier_target
+        if self.settings.merge_target is not None:
+            merged = min(merged, self.settings.merge_target)
+        frontier = self.expand(root, totals, merged, keep_solutions=keep_solutions, symmetric=True, sink=sink)
         target = self.frontier_target()
-        if target > self.settings.frontier_target and not (keep_solutions and totals.solutions):
+        if target > merged and not (keep_solutions and totals.solutions):
             frontier = self.expand(frontier, totals, target, keep_solutions=keep_solutions, sink=sink)
         return frontier
 
