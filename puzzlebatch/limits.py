@@ -141,6 +141,7 @@ POSITIVE = Range(int, 1)
 NON_NEGATIVE = Range(int, 0)
 SEED = Range(int, 0)
 BUDGET = Range(int, 1, 1 << 62)  # nodes per work item per launch: an int64 in the kernels
+REPAIR = Range(int, 0, 1 << 40)  # GA repair nodes / cubes taken out: held exactly in a float64 operator parameter
 WORK_ITEMS = Range(int, 1, 1 << 24)  # --batch-size, --frontier: work items held at once
 BEAM = Range(int, 1, 1 << 16)  # hex Tetris beam player: states kept per game, candidates per state
 POSITIVE_SECONDS = Range(float, 0.0, None, low_open=True)

@@ -162,6 +162,9 @@ def test_ga_resume_continues_the_same_run(tmp_path, capsys, monkeypatch):
     (["--population", "1"], "--population 1"),
     (["--block", "2"], "--block: 2: must be between 0 and 1"),
     (["--figure", "3x3x4"], "36 cells"),
+    (["--repair", "-1"], "--repair: -1: must be between 0 and"),
+    (["--radius", "0"], "--radius 0: must be at least 1"),
+    (["--repair-order", "random"], "--repair-order"),
 ])
 def test_ga_bad_input(args, fragment, tmp_path, capsys):
     argv = ["cubes", "ga", "--backend", "cpu", "--out", str(tmp_path / "x.h5")]
@@ -177,3 +180,16 @@ def test_ga_seed_layers_from_the_command_line(tmp_path, capsys):
     doc = json.loads(out)
     assert code == 0 and doc["solved"]
     assert doc["seeding"]["layer"] == "2x2x2 layer z=0" and doc["seeding"]["seeds"] >= 2
+
+
+def test_ga_memetic_repair_builds_3x3x3_from_the_command_line(tmp_path, capsys):
+    code, out, _ = run_cli(capsys, "cubes", "ga", "--figure", "3x3x3", "--seed", "0", "--population", "32",
+                           "--generations", "60", "--grow", "--ruin", "1", "--mutation", "0.5", "--repair", "300",
+                           "--backend", "cpu", "--out", str(tmp_path / "m.h5"), "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["solved"] and doc["best_cubes"] == 27
+    from puzzlebatch.puzzles.cubes import model
+
+    figure, cubes = model.box(3, 3, 3), model.load_cubes()
+    placements = {tuple(a["cell"]): (a["cube"], a["rotation"]) for a in doc["assembly"]}
+    assert model.check_assembly(figure, cubes, [placements[tuple(c)] for c in figure.cells.tolist()]) is None

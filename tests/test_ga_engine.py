@@ -105,8 +105,9 @@ def valid_partial(figure, cubes, genome):
 
 
 @pytest.mark.parametrize("ops", [cubes_ga.Operators(p_block=0.5, p_plane=0.5, p_ruin=0.3, grow=True),
-                                 cubes_ga.Operators(p_block=0.5, grow=True, repair=60, radius=7)],
-                         ids=["plain", "memetic-repair"])
+                                 cubes_ga.Operators(p_block=0.5, grow=True, repair=60, radius=7),
+                                 cubes_ga.Operators(p_block=0.5, grow=True, repair=60, radius=7, mrv=True)],
+                         ids=["plain", "memetic-repair", "memetic-repair-mrv"])
 def test_cube_operators_keep_every_genome_valid(ops, cpu):
     figure, cubes = model.box(3, 2, 2), model.load_cubes()
     ga = GeneticAlgorithm(cubes_ga.ga_problem(figure, cubes, ops), cpu,
@@ -140,6 +141,20 @@ def test_ruin_and_recreate_reaches_3x3x2(cpu):
                            GAConfig(population=64, generations=200, p_mutation=0.5),
                            cubes_ga.Operators(p_ruin=1.0, grow=True), 1)
     assert r.success and r.best_cubes == 18
+
+
+def test_memetic_repair_most_constrained_first_builds_3x3x3(cpu):
+    # The document's operators and the scan-order repair stall at 26 of 27 cubes on most seeds; the repair that
+    # branches on the most constrained cell builds the whole figure.  The assembly is checked by the oracle's
+    # own rotations and contact rule (valid_partial) and by the exact search's validator.
+    figure, cubes = model.box(3, 3, 3), model.load_cubes()
+    ops = cubes_ga.Operators(grow=True, p_ruin=1.0, repair=300, radius=7, mrv=True)
+    r, state = cubes_ga.run_ga(figure, cubes, cpu, GAConfig(population=64, generations=60, p_mutation=0.5), ops, 2)
+    assert r.success and r.best_cubes == 27
+    best = state.population[int(np.argmax(state.fitness))]
+    assert (best >= 0).all() and valid_partial(figure, cubes, best)
+    placements = {tuple(a["cell"]): (a["cube"], a["rotation"]) for a in r.assembly}
+    assert model.check_assembly(figure, cubes, [placements[tuple(c)] for c in figure.cells.tolist()]) is None
 
 
 def test_layer_seeding_lays_complete_layers(cpu):
@@ -178,3 +193,66 @@ def test_real_valued_genomes_with_tournament_selection(cpu):
     assert state.population.dtype == np.float64
     assert result.best_fitness > start.fitness.max()
     assert result.success and np.allclose(result.best, 0.5, atol=0.05)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_compiled_carrier_replacement_equals_the_array_version(seed, cpu):
+    # Many ties (fitness 0..3) and carriers chosen by several children, some by none.
+    from puzzlebatch.runners.engine.twins import twin
+    from puzzlebatch.xp import replace_by_carrier
+
+    rng = np.random.default_rng(seed)
+    p, g = 300, 5
+    pop = rng.integers(-1, 50, (p, g)).astype(np.int64)
+    fit = rng.integers(0, 4, p).astype(np.float64)
+    children = rng.integers(-1, 50, (p, g)).astype(np.int64)
+    child_fit = rng.integers(0, 4, p).astype(np.float64)
+    carriers = rng.integers(0, p // 3, p).astype(np.int64)
+    a_pop, a_fit = pop.copy(), fit.copy()
+    changed_a = replace_by_carrier(np, a_pop, a_fit, children, child_fit, carriers)
+    b_pop, b_fit = pop.copy(), fit.copy()
+    changed_b = twin(cpu, "ga", cubes_ga.ga_rules).replace_carrier_batch(b_pop, b_fit, children, child_fit, carriers,
+                                                                        np.zeros(p, np.int64))
+    assert changed_a == changed_b > 0
+    assert np.array_equal(a_pop, b_pop) and np.array_equal(a_fit, b_fit)
+
+
+def test_islands_keep_carriers_and_donors_at_home_and_migrate_in_a_ring(cpu):
+    figure, cubes = model.box(3, 2, 2), model.load_cubes()
+    ops = cubes_ga.Operators(p_block=0.5, grow=True)
+    config = GAConfig(population=40, generations=10, p_mutation=0.5, islands=4, migrate_every=3)
+    ga = GeneticAlgorithm(cubes_ga.ga_problem(figure, cubes, ops), cpu, config, seed=5)
+    state = ga.start()
+    for _ in range(4):
+        children, child_fit, carriers = ga.breed(state)
+        assert np.array_equal(carriers // 10, np.arange(40) // 10)  # every carrier from the child's island
+        for g in children:
+            assert valid_partial(figure, cubes, g)
+        ga.replace(state, children, child_fit, carriers)
+    before_pop, before_fit = state.population.copy(), state.fitness.copy()
+    ga.migrate(state)
+    fit = before_fit.reshape(4, 10)
+    for j in range(4):
+        src = 10 * j + int(np.argmax(fit[j]))
+        dst = 10 * ((j + 1) % 4) + int(np.argmin(fit[(j + 1) % 4]))
+        assert np.array_equal(state.population[dst], before_pop[src]) and state.fitness[dst] == before_fit[src]
+    changed = (state.population != before_pop).any(axis=1) | (state.fitness != before_fit)
+    assert changed.sum() <= 4
+
+
+def test_migration_settings_do_nothing_with_one_island(cpu):
+    figure, cubes = model.box(3, 2, 2), model.load_cubes()
+    problem = cubes_ga.ga_problem(figure, cubes, cubes_ga.Operators(p_ruin=0.5, grow=True))
+    a = GeneticAlgorithm(problem, cpu, GAConfig(population=30, generations=5), seed=2).run()[1]
+    b = GeneticAlgorithm(problem, cpu, GAConfig(population=30, generations=5, islands=1, migrate_every=1),
+                         seed=2).run()[1]
+    assert np.array_equal(a.population, b.population) and np.array_equal(a.rngs, b.rngs)
+
+
+def test_bad_islands_are_input_errors():
+    from puzzlebatch.errors import PuzzleInputError
+
+    for kw in ({"population": 30, "islands": 4}, {"population": 30, "islands": 30},
+               {"population": 30, "islands": 3, "replacement": "plus"}):
+        with pytest.raises(PuzzleInputError, match="--islands"):
+            GAConfig(**kw).check()

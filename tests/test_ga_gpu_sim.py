@@ -18,11 +18,12 @@ from tests.backends import GPU
 pytestmark = pytest.mark.gpu
 
 
-@pytest.mark.parametrize("selection, parents, repair", [("roulette", 2, 0), ("tournament", 3, 0),
-                                                        ("tournament", 2, 40)])
-def test_generations_are_bit_identical(selection, parents, repair, cpu, gpu):
+@pytest.mark.parametrize("selection, parents, repair, mrv", [("roulette", 2, 0, False), ("tournament", 3, 0, False),
+                                                             ("tournament", 2, 40, False), ("roulette", 2, 40, True)])
+def test_generations_are_bit_identical(selection, parents, repair, mrv, cpu, gpu):
     figure, cubes = model.box(2, 2, 1), model.load_cubes().subset(range(1, 13))
-    ops = cubes_ga.Operators(p_block=0.5, p_ruin=0.4, grow=selection == "tournament", repair=repair, radius=3)
+    ops = cubes_ga.Operators(p_block=0.5, p_ruin=0.4, grow=selection == "tournament", repair=repair, radius=3,
+                             mrv=mrv)
     config = GAConfig(population=19, generations=3, p_mutation=0.5, n_parents=parents, selection=selection)
     assert config.population > 2 * launch.threads_per_block and config.population % launch.threads_per_block
     states = []
@@ -36,6 +37,21 @@ def test_generations_are_bit_identical(selection, parents, repair, cpu, gpu):
     assert states[0].generation == states[1].generation >= 1
 
 
+def test_island_generations_with_migration_are_bit_identical(cpu, gpu):
+    figure, cubes = model.box(2, 2, 1), model.load_cubes().subset(range(1, 13))
+    ops = cubes_ga.Operators(p_block=0.5, p_ruin=0.4, grow=True, repair=40, radius=3, mrv=True)
+    config = GAConfig(population=21, generations=4, p_mutation=0.5, islands=3, migrate_every=2)
+    assert config.population > 2 * launch.threads_per_block and config.population % launch.threads_per_block
+    states = []
+    for backend in (cpu, gpu):
+        ga = GeneticAlgorithm(cubes_ga.ga_problem(figure, cubes, ops), backend, config, seed=6)
+        _, state = ga.run()
+        states.append(state)
+    assert gpu.name == GPU
+    for name in ("population", "fitness", "rngs"):
+        assert np.array_equal(getattr(states[0], name), getattr(states[1], name)), name
+
+
 SCRIPT = textwrap.dedent("""
     import json, sys
     from numba import cuda, types
@@ -47,8 +63,8 @@ SCRIPT = textwrap.dedent("""
     dispatcher.get_current_device = lambda cc=cc: type("Target", (), {"compute_capability": cc})()
     d = drivers(ga_rules)
     i64, f64, u64 = types.int64, types.float64, types.uint64
-    sig = (i64[:, ::1], f64[::1], f64[::1], i64[:, ::1], f64[::1], i64[::1], u64[::1], i64, f64, i64, f64[::1],
-           i64[::1])
+    sig = (i64[:, ::1], f64[::1], f64[::1], i64[:, ::1], f64[::1], i64[::1], u64[::1], i64, f64, i64, i64,
+           f64[::1], i64[::1])
     done = []
     ptx, _ = cuda.compile_ptx(d.breed_kernel.py_func, sig, cc=cc)
     assert ".entry" in ptx

@@ -31,6 +31,7 @@ __all__ = ["count", "solve", "ga", "problem_of", "CubesCount", "CubesSolution", 
 
 #: the branching-cell rules of the batch DFS (``order=``)
 ORDERS = ("lookup", "exact", "fixed")
+REPAIR_ORDERS = ("constrained", "scan")  # the GA repair's refill: most constrained cell first, or scan order
 
 
 @dataclasses.dataclass
@@ -364,12 +365,15 @@ def solve(figure: str | Path | Figure, *, cubes: str | Path | CubeSet | None = N
 # -- ga ----------------------------------------------------------------------------------------------------------
 def ga_config(*, population: int = 256, generations: int = 1000, mutation: float = 0.1, parents: int = 2,
               selection: str = "roulette", tournament: int = 2, replacement: str = "carrier", block: float = 0.0,
-              plane: float = 0.5, ruin: float = 0.0, grow: bool = False):
+              plane: float = 0.5, ruin: float = 0.0, grow: bool = False, repair: int = 0, radius: int = 7,
+              repair_order: str = "constrained", islands: int = 1, migrate_every: int = 10):
     """The GA's settings and the cubes operators from plain values, checked (the parameters of :func:`ga`).
 
     Parameters
     ----------
     population, generations, mutation, parents, selection, tournament, replacement, block, plane, ruin, grow
+        As for :func:`ga`.
+    repair, radius, repair_order, islands, migrate_every
         As for :func:`ga`.
 
     Returns
@@ -391,18 +395,29 @@ def ga_config(*, population: int = 256, generations: int = 1000, mutation: float
     mutation = L.check_value("--mutation", mutation, L.PROBABILITY)
     parents = L.check_value("--parents", parents, L.POSITIVE)
     tournament = L.check_value("--tournament", tournament, L.POSITIVE)
+    islands = L.check_value("--islands", islands, L.POSITIVE)
+    migrate_every = L.check_value("--migrate-every", migrate_every, L.POSITIVE)
     block, plane, ruin = (L.check_value(f"--{name}", v, L.PROBABILITY)
                           for name, v in (("block", block), ("plane", plane), ("ruin", ruin)))
     config = GAConfig(population=population, generations=generations, p_mutation=mutation, n_parents=parents,
-                      selection=selection, tournament_size=tournament, replacement=replacement)
+                      selection=selection, tournament_size=tournament, replacement=replacement, islands=islands,
+                      migrate_every=migrate_every)
     config.check()
-    return config, Operators(p_block=block, p_plane=plane, p_ruin=ruin, grow=bool(grow))
+    repair = L.check_value("--repair", repair, L.REPAIR)
+    radius = L.check_value("--radius", radius, L.REPAIR)
+    if radius < 1:
+        raise PuzzleInputError(f"--radius {radius}: must be at least 1")
+    if repair_order not in REPAIR_ORDERS:
+        raise PuzzleInputError(f"--repair-order {repair_order!r}: one of {', '.join(REPAIR_ORDERS)}")
+    return config, Operators(p_block=block, p_plane=plane, p_ruin=ruin, grow=bool(grow), repair=repair,
+                             radius=radius, mrv=repair_order == "constrained")
 
 
 def ga(figure: str | Path | Figure, *, cubes: str | Path | CubeSet | None = None, backend: str | Backend = "auto",
        seed: int = 0, population: int = 256, generations: int = 1000, mutation: float = 0.1, parents: int = 2,
        selection: str = "roulette", tournament: int = 2, replacement: str = "carrier", block: float = 0.0,
-       plane: float = 0.5, ruin: float = 0.0, grow: bool = False, seed_layers: bool = False,
+       plane: float = 0.5, ruin: float = 0.0, grow: bool = False, repair: int = 0, radius: int = 7,
+       repair_order: str = "constrained", islands: int = 1, migrate_every: int = 10, seed_layers: bool = False,
        out: str | Path | None = None, resume: bool | None = None, checkpoint_every: float | None = None,
        progress: bool | None = None, options: RunOptions | None = None) -> CubesGA:
     """Build ``figure`` with the genetic algorithm (the seed document's method, extended).
@@ -432,6 +447,15 @@ def ga(figure: str | Path | Figure, *, cubes: str | Path | CubeSet | None = None
         cube, instead of moving one cube.
     grow
         Place cubes next to placed ones first.
+    repair, radius, repair_order
+        The memetic repair: with ``repair`` > 0 every mutation takes up to ``radius`` cubes out around a hole and
+        refills the empty cells by a backtracking search of at most ``repair`` nodes (what it holds at the budget
+        is kept and topped up greedily).  ``repair_order`` ``"constrained"`` branches on the cell with the fewest
+        fitting placements first; ``"scan"`` fills cells in scan order.  ``grow=True, ruin=1, mutation=0.5,
+        repair=300`` builds the 3x3x3 from the 27 cubes within a few generations.
+    islands, migrate_every
+        Split the population into ``islands`` equal islands (carrier and donors from the child's own island);
+        every ``migrate_every`` generations each island's best replaces the next island's worst (a ring).
     seed_layers
         Seed the population with GA-built bottom layers (figures of several layers).
     out
@@ -467,7 +491,8 @@ def ga(figure: str | Path | Figure, *, cubes: str | Path | CubeSet | None = None
     fig, cube_set = problem_of(figure, cubes)
     config, ops = ga_config(population=population, generations=generations, mutation=mutation, parents=parents,
                             selection=selection, tournament=tournament, replacement=replacement, block=block,
-                            plane=plane, ruin=ruin, grow=grow)
+                            plane=plane, ruin=ruin, grow=grow, repair=repair, radius=radius,
+                            repair_order=repair_order, islands=islands, migrate_every=migrate_every)
     be = backend_of(backend)
     opts = options_of(options, backend, out=out, resume=resume, progress=progress)
     if checkpoint_every is not None:

@@ -13,6 +13,10 @@ A family supplies three plain rules (compiled together with :mod:`puzzlebatch.ga
 :func:`breed_item` is the function one CPU iteration or one CUDA thread runs to make child ``i``: pick a
 carrier (fitness-proportional roulette, the seed document's scheme, or a tournament), copy it, cross it with
 ``n_parents - 1`` donors drawn uniformly, mutate it with probability ``p_mutation`` and score it.
+
+With ``islands`` > 1 the population is that many equal contiguous islands: child ``i`` belongs to island
+``i // (P / islands)`` and its carrier and donors come from the same island (the roulette over the island's own
+stretch of ``cum``).  With one island every draw is what it was before islands existed.
 """
 
 from __future__ import annotations
@@ -21,21 +25,25 @@ from __future__ import annotations
 
 
 def breed_item(i, pop, fit, cum, children, child_fit, carriers, rngs, n_parents, p_mutation, tournament,
-               params, tables):
+               islands, params, tables):
     """Make child ``i``; ``cum`` is the cumulative selection weight of the population (roulette), ``tournament``
-    0 for roulette or the tournament size."""
+    0 for roulette or the tournament size, ``islands`` the number of islands (1: one panmictic population)."""
     rng = rngs[i:i + 1]
-    n = pop.shape[0]
+    n = pop.shape[0] // islands  # the island's size
+    first = (i // n) * n  # its first slot
     if tournament > 0:
-        c = rand_below(rng, n)
+        c = first + rand_below(rng, n)
         for _ in range(tournament - 1):
-            k = rand_below(rng, n)
+            k = first + rand_below(rng, n)
             if fit[k] > fit[c]:
                 c = k
     else:
-        r = rand_unit(rng) * cum[n - 1]
-        lo = 0
-        hi = n - 1
+        base = 0.0
+        if first > 0:
+            base = cum[first - 1]
+        r = base + rand_unit(rng) * (cum[first + n - 1] - base)
+        lo = first
+        hi = first + n - 1
         while lo < hi:  # the first index whose cumulative weight exceeds r
             mid = (lo + hi) // 2
             if cum[mid] > r:
@@ -47,9 +55,9 @@ def breed_item(i, pop, fit, cum, children, child_fit, carriers, rngs, n_parents,
     for k in range(child.shape[0]):
         child[k] = pop[c, k]
     for _ in range(n_parents - 1):
-        d = rand_below(rng, n)
+        d = first + rand_below(rng, n)
         if d == c and n > 1:
-            d = (d + 1) % n
+            d = first + (d - first + 1) % n
         crossover(child, pop[d], rng, params, tables)
     if rand_unit(rng) < p_mutation:
         mutate(child, rng, params, tables)

@@ -20,13 +20,13 @@ from puzzlebatch.transfers import Transfers
 
 
 @jit.kernel
-def breed_kernel(pop, fit, cum, children, child_fit, carriers, rngs, n_parents, p_mutation, tournament, params,
-                 tables):
+def breed_kernel(pop, fit, cum, children, child_fit, carriers, rngs, n_parents, p_mutation, tournament, islands,
+                 params, tables):
     start = cuda.grid(1)
     stride = cuda.gridsize(1)
     for i in range(start, children.shape[0], stride):
         breed_item(i, pop, fit, cum, children, child_fit, carriers, rngs, n_parents, p_mutation, tournament,
-                   params, tables)
+                   islands, params, tables)
 
 
 @jit.kernel
@@ -62,14 +62,14 @@ class GAKernels:
         return self.session.transfers
 
     def breed_batch(self, pop, fit, cum, children, child_fit, carriers, rngs, n_parents, p_mutation, tournament,
-                    params, tables):
+                    islands, params, tables):
         s = self.session
         n = children.shape[0]
         outs = [(children, s.output("children", children)), (child_fit, s.output("child_fit", child_fit)),
                 (carriers, s.output("carriers", carriers)), (rngs, s.put("rngs", rngs))]
         s.launch("breed_kernel", self.breed_kernel, n, s.put("pop", pop), s.put("fit", fit), s.put("cum", cum),
                  *(d for _, d in outs), np.int64(n_parents), np.float64(p_mutation), np.int64(tournament),
-                 s.resident("params", params), s.resident("tables", tables))
+                 np.int64(islands), s.resident("params", params), s.resident("tables", tables))
         s.get_back(outs)
 
     def fitness_batch(self, pop, out, tables):

@@ -15,6 +15,8 @@ An *instance* is a JSON-able dict, so that a disagreement can be replayed from i
     the :class:`~puzzlebatch.runners.engine.ga.GAConfig` fields.
 ``ops``
     the cube operators ``[p_block, p_plane, p_ruin, grow]`` (:class:`~puzzlebatch.runners.cubes.ga.Operators`).
+``repair``, ``islands``
+    the memetic repair ``[nodes, radius, most constrained cell first]`` and ``[islands, migrate_every]``.
 ``target``
     True: the run stops at the first generation where an individual fills the figure (the CLI's run); False: it
     runs every generation (the problem's target removed, as ``bench/gpu.py`` does).
@@ -35,8 +37,9 @@ and, for every way on its own (the oracle of this module, :mod:`tests.reference.
   complementary) whose fitness is the oracle's (the number of cubes placed);
 * the first population (drawn from the seed by the family's ``init``, as the engine's ``start`` does) is the
   documented one: each individual holds one cube, different cubes while they last; a run of no generation ends
-  on it, and the replacement never loses fitness: with ``carrier`` every slot ends at least as fit as it started,
-  with ``plus`` the k-th best fitness never drops;
+  on it, and the replacement never loses fitness: with ``carrier`` every slot ends at least as fit as it started
+  (with islands, whose migrants may replace a slot by a less fit one, the best fitness never drops), with ``plus``
+  the k-th best fitness never drops;
 * a run with a target stops before its generation limit only when an individual fills the figure.
 
 The ways: the CPU run with numba's threads (``cpu``); the same seed run again in the same process on one thread;
@@ -87,7 +90,7 @@ def draw(rng: random.Random, max_population: int = MAX_POPULATION, max_generatio
     population = rng.randint(2, max_population)
     generations = rng.choice([0] + [rng.randint(1, max_generations)] * 5)
     selection = rng.choice(["roulette", "tournament"])
-    return {
+    inst = {
         "figure": figure,
         "cubes": cubes,
         "seed": rng.randrange(1 << 32) if rng.random() < 0.8 else rng.randrange(10),
@@ -103,6 +106,12 @@ def draw(rng: random.Random, max_population: int = MAX_POPULATION, max_generatio
         "target": rng.random() < 0.5,
         "stop": rng.randint(0, generations),
     }
+    # the memetic repair (node budget, radius, most constrained cell first) and islands, drawn last
+    inst["repair"] = [rng.choice([0, 0, 5, 40]), rng.randint(1, 8), rng.random() < 0.5]
+    sizes = [k for k in range(2, population + 1) if population % k == 0 and population // k >= 2]
+    islands = rng.choice(sizes) if sizes and inst["replacement"] == "carrier" and rng.random() < 0.4 else 1
+    inst["islands"] = [islands, rng.randint(1, 3)]
+    return inst
 
 
 def _random_figure(rng: random.Random) -> list[tuple[int, int, int]]:
@@ -183,7 +192,10 @@ def oracle_problems(inst: dict, name: str, ans: dict, initial: dict | None) -> l
         if ans["generation"] == 0 and pop != initial["population"]:
             msgs.append(f"population: {name} ran no generation but its population is not the first one")
         start = initial["fitness"]
-        if inst["replacement"] == "carrier":
+        if inst["replacement"] == "carrier" and inst.get("islands", (1,))[0] > 1:
+            if max(fitness) < max(start):  # a migrant may replace a slot by a less fit one; never the best
+                msgs.append(f"islands: {name}'s best fitness fell from {max(start)} to {max(fitness)}")
+        elif inst["replacement"] == "carrier":
             lost = [i for i in range(len(start)) if fitness[i] < start[i]]
             if lost:
                 msgs.append(f"carrier replacement: {name}'s slot {lost[0]} fell from {start[lost[0]]} to "
@@ -240,13 +252,17 @@ def _setup(inst: dict, generations: int | None = None):
     fig = model.parse_figure(figure) if isinstance(figure, str) else model.Figure.from_cells(figure, "random")
     cubes = model.load_cubes().subset(inst["cubes"])
     p_block, p_plane, p_ruin, grow = inst["ops"]
-    problem = cubes_ga.ga_problem(fig, cubes, cubes_ga.Operators(p_block, p_plane, p_ruin, bool(grow)))
+    repair, radius, mrv = inst.get("repair", (0, 7, False))
+    islands, migrate_every = inst.get("islands", (1, 10))
+    problem = cubes_ga.ga_problem(fig, cubes, cubes_ga.Operators(p_block, p_plane, p_ruin, bool(grow), repair=repair,
+                                                                 radius=radius, mrv=bool(mrv)))
     if not inst["target"]:
         problem.target = None
     config = GAConfig(population=inst["population"],
                       generations=inst["generations"] if generations is None else generations,
                       p_mutation=inst["p_mutation"], n_parents=inst["n_parents"], selection=inst["selection"],
-                      tournament_size=inst["tournament_size"], replacement=inst["replacement"])
+                      tournament_size=inst["tournament_size"], replacement=inst["replacement"], islands=islands,
+                      migrate_every=migrate_every)
     return problem, config
 
 
@@ -319,6 +335,18 @@ def _replace_carrier(pop, fit, children, child_fit, carriers) -> None:
             fit[c] = child_fit[i]
 
 
+def _migrate(pop, fit, islands: int) -> None:
+    """Ring migration as documented: each island's fittest (the first on ties) replaces the least fit (the first on
+    ties) of the next island, every choice made on the fitness before any move."""
+    size = len(fit) // islands
+    best = [j * size + max(range(size), key=lambda k: (fit[j * size + k], -k)) for j in range(islands)]
+    worst = [j * size + min(range(size), key=lambda k: (fit[j * size + k], k)) for j in range(islands)]
+    moved = [(pop[b].copy(), fit[b]) for b in best]
+    for j in range(islands):
+        dest = worst[(j + 1) % islands]
+        pop[dest], fit[dest] = moved[j]
+
+
 def _replace_plus(pop, fit, children, child_fit):
     """(mu + lambda) as documented: the P fittest of children then parents, children first on ties."""
     allpop = np.concatenate([children, pop])
@@ -347,12 +375,14 @@ def interpreted_run(inst: dict) -> dict:
         carriers = np.zeros(p, np.int64)
         for i in range(p):
             breed_item(i, pop, fit, cum, children, child_fit, carriers, rngs, config.n_parents, config.p_mutation,
-                       tournament, problem.params, problem.tables)
+                       tournament, config.islands, problem.params, problem.tables)
         if config.replacement == "plus":
             pop, fit = _replace_plus(pop, fit, children, child_fit)
         else:
             _replace_carrier(pop, fit, children, child_fit, carriers)
         generation += 1
+        if config.islands > 1 and generation % config.migrate_every == 0:
+            _migrate(pop, fit, config.islands)
     b = int(np.argmax(fit))
     ans = {"population": tuple(tuple(int(v) for v in g) for g in pop), "fitness": tuple(float(v) for v in fit),
            "rngs": tuple(int(v) for v in rngs), "generation": generation, "evaluations": p * (generation + 1),

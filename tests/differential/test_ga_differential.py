@@ -108,6 +108,11 @@ def test_the_draws_cover_every_kind():
             seen.add("transplant")
         if len(inst["cubes"]) == len(D._figure_cells(inst["figure"])):
             seen.add("as many cubes as cells")
+        if inst["repair"][0] > 0:
+            seen.add("repair, most constrained cell" if inst["repair"][2] else "repair, scan order")
+        if inst["islands"][0] > 1:
+            seen.add("islands")
     assert seen >= {"box", "cells", "roulette", "tournament", "carrier", "plus", "parents=1", "parents=3",
                     "target=True", "target=False", "grow=True", "grow=False", "no generation", "resumed midway",
-                    "ruin", "transplant", "as many cubes as cells"}, seen
+                    "ruin", "transplant", "as many cubes as cells", "repair, most constrained cell",
+                    "repair, scan order", "islands"}, seen

@@ -11,7 +11,8 @@ def _settings(args) -> dict:
     return {"population": args.population, "generations": args.generations, "mutation": args.mutation,
             "parents": args.parents, "selection": args.selection, "tournament": args.tournament,
             "replacement": args.replacement, "block": args.block, "plane": args.plane, "ruin": args.ruin,
-            "grow": args.grow}
+            "grow": args.grow, "repair": args.repair, "radius": args.radius, "repair_order": args.repair_order,
+            "islands": args.islands, "migrate_every": args.migrate_every}
 
 
 def _check_ga(args) -> None:
@@ -70,6 +71,19 @@ def register(verbs) -> None:
                    help="probability that a mutation empties a hole's neighbourhood and refills the figure from "
                         "every unused cube (ruin and recreate) instead of moving one cube (default 0)")
     p.add_argument("--grow", action="store_true", help="place cubes next to placed ones first")
+    p.add_argument("--repair", type=L.arg(L.REPAIR), default=0, metavar="NODES",
+                   help="memetic repair: every mutation takes cubes out around a hole and refills the figure by a "
+                        "backtracking search of at most NODES nodes (default 0: off; --grow --ruin 1 --mutation 0.5 "
+                        "--repair 300 builds the 3x3x3)")
+    p.add_argument("--radius", type=L.arg(L.REPAIR), default=7,
+                   help="cubes the repair takes out around a hole (default 7)")
+    p.add_argument("--islands", type=L.positive_int, default=1,
+                   help="split the population into this many islands (carrier and donors from the child's own "
+                        "island; default 1)")
+    p.add_argument("--migrate-every", type=L.positive_int, default=10, metavar="GENERATIONS",
+                   help="with --islands: each island's best replaces the next island's worst this often (default 10)")
+    p.add_argument("--repair-order", choices=["constrained", "scan"], default="constrained",
+                   help="the repair fills the most constrained cell first (default) or cells in scan order")
     p.add_argument("--seed-layers", action="store_true",
                    help="seed the population with GA-built bottom layers (e.g. 2x2x1 layers for 2x2x2)")
     p.add_argument("--out", help="results file (default: results/cubes.h5, one run a group)")

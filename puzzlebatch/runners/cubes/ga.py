@@ -24,10 +24,11 @@ class Operators:
     grow: bool = False  # place cubes next to placed ones first
     repair: int = 0  # node budget of the memetic repair that replaces the mutation (0: off)
     radius: int = 7  # cubes the repair takes out around a hole
+    mrv: bool = False  # the repair branches on the most constrained cell first (instead of scan order)
 
     def params(self) -> np.ndarray:
         return np.array([self.p_block, self.p_plane, self.p_ruin, 1.0 if self.grow else 0.0, float(self.repair),
-                         float(self.radius)], np.float64)
+                         float(self.radius), 1.0 if self.mrv else 0.0], np.float64)
 
 
 def ga_tables(figure: Figure, cubes: CubeSet) -> np.ndarray:

@@ -12,6 +12,10 @@ launch (selection, crossover, mutation and scoring inside the kernel), then appl
 
 Every generation is a pure function of (population, fitness, per-item random states), so a run resumed from a
 checkpoint continues exactly as the uninterrupted one would, on either backend.
+
+The population, its fitness and the children's buffers stay where the kernels run between generations (allocated
+once a run); on the CPU the carrier replacement is a compiled pass of its own (``replace_carrier_batch``, the same
+result as the array version the GPU runs), so a generation is two launches.
 """
 
 from __future__ import annotations
@@ -52,6 +56,8 @@ class GAConfig:
     selection: str = "roulette"  # or "tournament"
     tournament_size: int = 2
     replacement: str = "carrier"  # or "plus"
+    islands: int = 1  # equal contiguous islands of the population: selection and donors stay inside each one
+    migrate_every: int = 10  # generations between migrations (each island's best replaces the next one's worst)
 
     def check(self) -> None:
         from puzzlebatch.errors import PuzzleInputError
@@ -71,6 +77,13 @@ class GAConfig:
                                    f"({self.population})")
         if self.replacement not in ("carrier", "plus"):
             raise PuzzleInputError(f"--replacement {self.replacement!r}: carrier or plus")
+        if self.islands < 1 or self.population % self.islands or self.population // self.islands < 2:
+            raise PuzzleInputError(f"--islands {self.islands}: must divide the population ({self.population}) into "
+                                   f"islands of at least 2")
+        if self.islands > 1 and self.replacement == "plus":
+            raise PuzzleInputError("--islands: islands need --replacement carrier")
+        if self.migrate_every < 1:
+            raise PuzzleInputError(f"--migrate-every {self.migrate_every}: at least 1")
 
 
 @dataclass
@@ -133,6 +146,7 @@ class GeneticAlgorithm:
         self.problem, self.backend, self.config, self.seed = problem, backend, config, seed
         self._d = twin(backend, "ga", problem.rules)
         self.xp = namespace_for(backend)  # where the population lives between generations
+        self._buffers: tuple | None = None  # children, their fitness and carriers, reused every generation
 
     @property
     def transfers(self) -> dict:
@@ -169,7 +183,7 @@ class GeneticAlgorithm:
 
     def warm_up(self, state: GAState) -> None:
         """Compile the breeding kernel on a throw-away copy, so that generation timings exclude compilation."""
-        k = min(2, len(state.population))
+        k = min(2 * self.config.islands, len(state.population))  # islands of 2
         scratch = GAState(0, state.population[:k].copy(), state.fitness[:k].copy(), state.rngs[:k].copy())
         self.breed(scratch)
 
@@ -181,13 +195,22 @@ class GeneticAlgorithm:
         xp = self.xp
         pop, fit = state.population, state.fitness
         cum = roulette_cumsum(xp, fit)
-        children = xp.empty_like(pop)
-        child_fit = xp.zeros(len(pop), np.float64)
-        carriers = xp.zeros(len(pop), np.int64)
+        children, child_fit, carriers, _ = self._children_buffers(pop)
         tournament = c.tournament_size if c.selection == "tournament" else 0
         self._d.breed_batch(pop, fit, cum, children, child_fit, carriers, state.rngs, c.n_parents, c.p_mutation,
-                            tournament, self.problem.params, self.problem.tables)
+                            tournament, c.islands, self.problem.params, self.problem.tables)
         return children, child_fit, carriers
+
+    def _children_buffers(self, pop) -> tuple:
+        """The children's arrays (and a scratch slot index) for a population shaped like ``pop``: made once a
+        run, where the population lives, and written over every generation.  The children of a generation are
+        valid until the next :meth:`breed`."""
+        b = self._buffers
+        if b is None or b[0].shape != pop.shape:
+            xp = self.xp
+            b = self._buffers = (xp.empty_like(pop), xp.zeros(len(pop), np.float64), xp.zeros(len(pop), np.int64),
+                                 xp.zeros(len(pop), np.int64))
+        return b
 
     def replace(self, state: GAState, children: np.ndarray, child_fit: np.ndarray, carriers: np.ndarray) -> int:
         """Apply the replacement policy in place; returns how many slots changed."""
@@ -195,13 +218,34 @@ class GeneticAlgorithm:
             state.population, state.fitness, changed = replace_plus(self.xp, state.population, state.fitness,
                                                                     children, child_fit)
             return changed
+        pop = state.population
+        if self.backend.kind == "cpu" and isinstance(pop, np.ndarray) and pop.flags.c_contiguous:
+            best = self._children_buffers(state.population)[3]
+            return int(self._d.replace_carrier_batch(state.population, state.fitness, children, child_fit,
+                                                     carriers, best))
         return replace_by_carrier(self.xp, state.population, state.fitness, children, child_fit, carriers)
+
+    def migrate(self, state: GAState) -> None:
+        """Ring migration, in place: the fittest individual of each island (the first on ties) replaces the least
+        fit (the first on ties) of the next island."""
+        xp, k = self.xp, self.config.islands
+        size = state.population.shape[0] // k
+        fit = state.fitness.reshape(k, size)
+        first = xp.arange(k) * size
+        best = first + xp.argmax(fit, axis=1)
+        worst = first + xp.argmin(fit, axis=1)
+        dest = xp.roll(worst, -1)  # island j's best goes to island j + 1
+        genomes, scores = state.population[best].copy(), state.fitness[best].copy()
+        state.population[dest] = genomes
+        state.fitness[dest] = scores
 
     def step(self, state: GAState) -> dict:
         t0 = work_clock()
         children, child_fit, carriers = self.breed(state)
         changed = self.replace(state, children, child_fit, carriers)
         state.generation += 1
+        if self.config.islands > 1 and state.generation % self.config.migrate_every == 0:
+            self.migrate(state)
         state.evaluations += len(children)
         state.seconds += work_clock() - t0
         return {"generation": state.generation, "best": float(state.fitness.max()),
