@@ -16,7 +16,9 @@ Parts (``--part``, default ``all``):
 ``korf100``
     Korf's 100 fifteen-puzzle instances with the 6-6-3 databases (mirrored lookup), all at once on the CPU
     backend: total time including loading the databases (not building them), nodes, every length checked.
-    ``--compress 0,1`` runs the full tables and the tables compressed by minimum over pairs side by side.
+    ``--compress 0,1`` runs the full tables and the tables compressed by minimum over pairs side by side;
+    ``--format byte,4bit`` the byte tables and the 4-bit ones; ``--load map,copy`` memory-mapped files and tables
+    read into memory; ``--repeat N`` every variant N times, in turn.
     Marked slow: about 10 s here once the databases exist (building them takes about a minute, once).
 
 ``korf24``
@@ -24,6 +26,10 @@ Parts (``--part``, default ``all``):
     with the 6-6-6-6 databases and their reflection (``--partition24``; built first only with ``--build``): each
     instance's length against the published one, nodes, seconds and nodes per second; ``--korf24-max-nodes``
     bounds each.  Hours; only run when asked.
+``split``
+    Batch IDA* for one board (the root split into ``--split-items`` work items, both cores) against the
+    sequential IDA* on one core, Korf instances (``--split-instances``) one at a time with ``--partition``;
+    ``--split-scheduler local:2`` also runs each on a Dask cluster (the same node count, checked).
 ``build``
     Build a partition's databases (``--build-partition``, ``--build-size``; default the 5x5's 6-6-6-6, about an
     hour on 2 cores) into ``--cache-dir``: the estimate printed first, then the measured time, peak resident
@@ -145,7 +151,8 @@ def part_bfs(cpu) -> dict:
     return out
 
 
-def part_korf100(cpu, partition: str, cache: Path | None, compress: int = 0) -> dict:
+def part_korf100(cpu, partition: str, cache: Path | None, compress: int = 0, packed: bool = False,
+                 copy: bool = False) -> dict:
     folder = sliding_pdb.cache_dir(cache)
     t0 = time.perf_counter()
     missing = sliding_pdb.missing(4, 4, partition, folder)
@@ -156,10 +163,15 @@ def part_korf100(cpu, partition: str, cache: Path | None, compress: int = 0) -> 
     korf = read_instances(DATA / "korf100.txt")
     boards = [b for b, _ in korf]
     # compile on a solved board first: the timing below is loading + searching
-    warm = sliding_pdb.load(4, 4, partition, folder).compressed(compress)
+    def load():
+        p = sliding_pdb.load(4, 4, partition, folder, packed=packed)
+        p = p.compressed(compress) if compress else p
+        return p.in_memory() if copy else p
+
+    warm = load()  # the 4-bit files are written here the first time (not timed)
     sliding.solve_batch([Board(4, 4, tuple(range(16)))], "blank-first", "pdb", cpu, pdbs=warm)
     t0 = time.perf_counter()
-    pdbs = sliding_pdb.load(4, 4, partition, folder).compressed(compress)
+    pdbs = load()
     pdbs.kernel_arrays()  # the compressed tables are made here: counted as loading
     t_load = time.perf_counter() - t0
     results = sliding.solve_batch(boards, "blank-first", "pdb", cpu, pdbs=pdbs)
@@ -167,12 +179,14 @@ def part_korf100(cpu, partition: str, cache: Path | None, compress: int = 0) -> 
     wrong = [i + 1 for i, (r, (_, n)) in enumerate(zip(results, korf)) if r.length != n]
     nodes = [r.nodes for r in results]
     info = pdbs.info()
-    out = {"partition": partition, "compress": compress, "total_seconds_incl_load": total, "load_seconds": t_load,
+    out = {"partition": partition, "compress": compress, "packed": packed, "copy": copy,
+           "total_seconds_incl_load": total, "load_seconds": t_load, "search_seconds": total - t_load,
            "solved": len(results) - len(wrong), "wrong": wrong, "nodes_total": int(sum(nodes)),
            "nodes_mean": float(np.mean(nodes)), "nodes_max": int(max(nodes)), "build_seconds_this_run": build_s,
            "databases": [{k: p[k] for k in ("tiles", "entries", "bytes", "build_seconds", "build_backend")}
                          for p in info]}
-    print(f"Korf 100 with {partition}" + (f" compressed by 2**{compress}" if compress else "") + f": "
+    print(f"Korf 100 with {partition}" + (f" compressed by 2**{compress}" if compress else "")
+          + (" (4-bit)" if packed else "") + (" (read into memory)" if copy else "") + f": "
           f"{out['solved']}/100 optimal, {total:.2f} s including {t_load:.3f} s loading; "
           f"{out['nodes_total']:,} nodes (mean {out['nodes_mean']:,.0f})")
     for p in out["databases"]:
@@ -238,9 +252,56 @@ def part_korf24(cpu, partition: str, cache: Path | None, count: int, build: bool
     return out
 
 
+def part_split(cpu, partition: str, cache: Path | None, ids: list[int], items: int,
+               scheduler: str | None = None) -> dict:
+    """Batch IDA* (the root split into work items, both cores on one board) against the sequential IDA* (one
+    core), the same Korf instances one at a time, side by side: lengths, nodes, seconds.  With ``scheduler``
+    (``local:2``), each instance also on that Dask cluster: its node count must equal the embedded run's."""
+    from puzzlebatch.runners.sliding import split as split_search
+
+    folder = sliding_pdb.cache_dir(cache)
+    pdbs = sliding_pdb.ensure(4, 4, partition, cpu, folder)
+    korf = read_instances(DATA / "korf100.txt")
+    warm = Board(4, 4, (1, 0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15))
+    sliding.solve(warm, "blank-first", "pdb", cpu, pdbs=pdbs)  # compile both outside the timings
+    split_search.solve_split(warm, "blank-first", "pdb", cpu, pdbs=pdbs)
+    pool = None
+    if scheduler:
+        from puzzlebatch.runners.engine.distributed import open_pool
+
+        pool = open_pool(scheduler, "cpu")
+        split_search.solve_split(warm, "blank-first", "pdb", cpu, pdbs=pdbs, pool=pool)  # the workers compile
+    rows = []
+    for i in ids:
+        b, known = korf[i]
+        t0 = time.perf_counter()
+        a = sliding.solve(b, "blank-first", "pdb", cpu, pdbs=pdbs)
+        ta = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        c = split_search.solve_split(b, "blank-first", "pdb", cpu, pdbs=pdbs, items=items)
+        tc = time.perf_counter() - t0
+        assert a.length == c.length == known, (i, a.length, c.length, known)
+        rows.append({"instance": i + 1, "length": known, "seq_nodes": a.nodes, "split_nodes": c.nodes,
+                     "seq_s": ta, "split_s": tc})
+        print(f"korf #{i + 1}: {known} moves; sequential {a.nodes:,} nodes {ta:.3f} s; split {c.nodes:,} nodes "
+              f"{tc:.3f} s", flush=True)
+        if pool is not None:
+            t0 = time.perf_counter()
+            dk = split_search.solve_split(b, "blank-first", "pdb", cpu, pdbs=pdbs, items=items, pool=pool)
+            rows[-1] |= {"dask_nodes": dk.nodes, "dask_s": time.perf_counter() - t0}
+            assert (dk.length, dk.moves, dk.nodes) == (c.length, c.moves, c.nodes), (i, dk.nodes, c.nodes)
+            print(f"  on {scheduler}: {dk.nodes:,} nodes (the same), {rows[-1]['dask_s']:.2f} s", flush=True)
+    if pool is not None:
+        pool.close()
+    seq, spl = sum(r["seq_s"] for r in rows), sum(r["split_s"] for r in rows)
+    print(f"total: sequential {seq:.2f} s, split {spl:.2f} s, ratio {seq / spl:.2f}; nodes "
+          f"{sum(r['seq_nodes'] for r in rows):,} / {sum(r['split_nodes'] for r in rows):,}")
+    return {"partition": partition, "items": items, "instances": rows, "seq_seconds": seq, "split_seconds": spl}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--part", choices=["all", "peer", "bfs", "korf100", "korf24", "build"], default="all",
+    ap.add_argument("--part", choices=["all", "peer", "bfs", "korf100", "korf24", "build", "split"], default="all",
                     help="all = peer, bfs and korf100; korf24 and build (hours) only when asked")
     ap.add_argument("--korf24-count", type=int, default=10)
     ap.add_argument("--korf24-max-nodes", type=int, help="give up on an instance after this many nodes")
@@ -253,6 +314,14 @@ def main() -> int:
     ap.add_argument("--partition", default="6-6-3")
     ap.add_argument("--compress", default="0", help="korf100: table compressions to run side by side, e.g. 0,1 "
                     "(entries merged by 2**c, the least kept)")
+    ap.add_argument("--format", default="byte", help="korf100: table formats side by side, byte and/or 4bit "
+                    "(e.g. byte,4bit)")
+    ap.add_argument("--load", default="map", help="korf100: map (memory-mapped files) and/or copy (read into "
+                    "memory, huge pages where the system gives them), side by side")
+    ap.add_argument("--repeat", type=int, default=1, help="korf100: run every variant this many times, in turn")
+    ap.add_argument("--split-instances", default="1,2,3,4,5,6,7,8,9,10", help="split: 1-based Korf instances")
+    ap.add_argument("--split-items", type=int, default=256, help="split: work items at least")
+    ap.add_argument("--split-scheduler", help="split: also run each instance on this Dask cluster (local:2)")
     ap.add_argument("--cache-dir")
     args = ap.parse_args()
     cpu = select_backend("cpu")
@@ -264,11 +333,16 @@ def main() -> int:
         ids = [int(x) - 1 for x in args.korf.split(",") if x.strip()]
         doc["peer"] = part_peer(cpu, args.n8, ids)
     if args.part in ("all", "korf100"):
-        doc["korf100"] = [part_korf100(cpu, args.partition, args.cache_dir, int(c))
-                          for c in args.compress.split(",")]
+        doc["korf100"] = [part_korf100(cpu, args.partition, args.cache_dir, int(c), f == "4bit", ld == "copy")
+                          for _ in range(args.repeat) for c in args.compress.split(",")
+                          for f in args.format.split(",") for ld in args.load.split(",")]
     if args.part == "korf24":
         doc["korf24"] = part_korf24(cpu, args.partition24, args.cache_dir, args.korf24_count, args.build,
                                     args.korf24_max_nodes)
+    if args.part == "split":
+        doc["split"] = part_split(cpu, args.partition, args.cache_dir,
+                                  [int(x) - 1 for x in args.split_instances.split(",")], args.split_items,
+                                  args.split_scheduler)
     if args.part == "build":
         doc["build"] = part_build(cpu, args.build_partition, args.build_size, args.cache_dir)
     doc["load_after"] = os.getloadavg()

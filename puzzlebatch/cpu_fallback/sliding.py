@@ -49,6 +49,25 @@ def pdb_expand_batch(codes, k, rows, cols, out):
             pdb_expand_item(codes[i], k, rows, cols, out[i], pos, occ)
 
 
+@jit.driver(parallel=True)
+def pdb_pack(table, k, n, cols, tiles, out):
+    """The 4-bit form of a pattern's table (``rules.pdb_value``'s packed format): byte ``j`` holds entries ``2j``
+    (low nibble) and ``2j + 1``; an entry past the table's end is 15."""
+    n_bytes = out.shape[0]
+    n_chunks = (n_bytes + _CHUNK - 1) // _CHUNK
+    for ch in prange(n_chunks):
+        pos = np.empty(k, np.int64)
+        for j in range(ch * _CHUNK, min(n_bytes, (ch + 1) * _CHUNK)):
+            byte = 0
+            for h in range(2):
+                e = 2 * j + h
+                v = 15
+                if e < table.shape[0]:
+                    v = pattern_excess(np.int64(table[e]), e, k, n, cols, tiles, pos)
+                byte |= v << (4 * h)
+            out[j] = byte
+
+
 # Instances differ wildly in cost: each thread takes the next one from a shared counter (puzzlebatch.jit.atomic).
 @jit.driver(parallel=True)
 def ida_batch(boards, rows, cols, hkind, max_len, pdb, pat_tiles, pat_k, pat_off, tile_pat, mir, use_mirror,
@@ -70,6 +89,36 @@ def ida_batch(boards, rows, cols, hkind, max_len, pdb, pat_tiles, pat_k, pat_off
                      np.empty(n_pat, np.int64), np.empty(n_pat, np.int64), np.empty(3 * (max_len + 1), np.int64),
                      np.empty(rows + cols, np.int64), np.empty(2 * max(rows, cols), np.int64),
                      np.empty(kmax, np.int64))
+
+
+# Batch IDA*: one bounded iteration of every split point (work item), threads taking the next from a counter.
+@jit.driver(parallel=True)
+def dfs_batch(boards, rows, cols, hkind, max_len, pdb, pat_tiles, pat_k, pat_off, tile_pat, mir, use_mirror, g0,
+              prev, bound, paths, stats):
+    n = rows * cols
+    n_pat = pat_k.shape[0]
+    kmax = pat_tiles.shape[1]
+    n_items = boards.shape[0]
+    cursor = np.empty(2, np.int64)
+    cursor[0] = 0
+    cursor[1] = n_items  # the first item solved so far: the items after it need not run (their counts are unused)
+    for _ in prange(min(LANES, n_items)):
+        while True:
+            i = fetch_add(cursor, 0, 1)
+            if i >= n_items:
+                break
+            if i > cursor[1]:
+                for c in range(stats.shape[1]):
+                    stats[i, c] = 0
+                continue
+            board = boards[i].copy()
+            dfs_item(board, rows, cols, hkind, max_len, pdb, pat_tiles, pat_k, pat_off, tile_pat, mir, use_mirror,
+                     g0[i], prev[i], bound, paths[i], stats[i], np.empty(n, np.int64),
+                     np.empty(max_len + 1, np.int64), np.empty(n_pat, np.int64), np.empty(n_pat, np.int64),
+                     np.empty(3 * (max_len + 1), np.int64), np.empty(rows + cols, np.int64),
+                     np.empty(2 * max(rows, cols), np.int64), np.empty(kmax, np.int64))
+            if stats[i, 2] == 1 and i < cursor[1]:  # rules.ST_SOLVED
+                cursor[1] = i  # not atomic: a lost update only leaves more items to run
 
 
 @lru_cache(maxsize=None)

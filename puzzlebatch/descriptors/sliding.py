@@ -13,5 +13,5 @@ FAMILY = Family(
     web_warm="puzzlebatch.web.tasks:warm_sliding",
     web_tasks=(WebTask("solve", "puzzlebatch.web.sliding:solve_task", 300.0),),
     kernels=(Kernels("sliding", "puzzlebatch.cpu_fallback.sliding:drivers", "puzzlebatch.gpu_kernels.sliding:launcher",
-                     ("bfs_expand_batch", "pdb_expand_batch", "ida_batch")),),
+                     ("bfs_expand_batch", "pdb_expand_batch", "ida_batch", "dfs_batch")),),
 )

@@ -69,6 +69,27 @@ def ida_kernel(boards, rows, cols, hkind, max_len, pdb, pat_tiles, pat_k, pat_of
                  paths[i], stats[i], tpos, dirs, hv, hm, saved, lcv, tmp, cells)
 
 
+@jit.kernel
+def dfs_kernel(boards, rows, cols, hkind, max_len, pdb, pat_tiles, pat_k, pat_off, tile_pat, mir, use_mirror, g0,
+               prev, bound, paths, stats):
+    board = cuda.local.array(MAX_CELLS, int64)
+    tpos = cuda.local.array(MAX_CELLS, int64)
+    dirs = cuda.local.array(_DIRS_LEN, int64)
+    hv = cuda.local.array(MAX_PATTERNS, int64)
+    hm = cuda.local.array(MAX_PATTERNS, int64)
+    saved = cuda.local.array(_SAVED_LEN, int64)
+    lcv = cuda.local.array(12, int64)
+    tmp = cuda.local.array(12, int64)
+    cells = cuda.local.array(MAX_PATTERN_TILES, int64)
+    start, stride = cuda.grid(1), cuda.gridsize(1)
+    n = rows * cols
+    for i in range(start, boards.shape[0], stride):
+        for c in range(n):
+            board[c] = boards[i, c]
+        dfs_item(board, rows, cols, hkind, max_len, pdb, pat_tiles, pat_k, pat_off, tile_pat, mir, use_mirror,
+                 g0[i], prev[i], bound, paths[i], stats[i], tpos, dirs, hv, hm, saved, lcv, tmp, cells)
+
+
 class SlidingKernels:
     """The compiled CUDA kernels (``*_kernel``) and their host launchers, same signatures as the CPU drivers, with
     the device memory of one run (one launcher per run: :func:`launcher`): the factorials, the pattern database
@@ -83,6 +104,7 @@ class SlidingKernels:
         self.bfs_expand_kernel = unit.bfs_expand_kernel
         self.pdb_expand_kernel = unit.pdb_expand_kernel
         self.ida_kernel = unit.ida_kernel
+        self.dfs_kernel = unit.dfs_kernel
         self._session: DeviceSession | None = None
 
     @property
@@ -141,6 +163,23 @@ class SlidingKernels:
         s.get(d_paths, paths)
         s.get(d_stats, stats)
 
+
+    def dfs_batch(self, boards, rows, cols, hkind, max_len, pdb, pat_tiles, pat_k, pat_off, tile_pat, mir,
+                  use_mirror, g0, prev, bound, paths, stats):
+        """One bounded IDA* iteration of every work item (one thread an item); as the CPU driver."""
+        if boards.shape[0] == 0:
+            return
+        if max_len > MAX_LEN or pat_k.shape[0] > MAX_PATTERNS or pat_tiles.shape[1] > MAX_PATTERN_TILES:
+            raise ValueError("IDA* on CUDA: depth limit or pattern sizes exceed the kernel's local arrays")
+        s = self.session
+        d_paths, d_stats = s.put("dfs_paths", paths), s.put("dfs_stats", stats)
+        s.launch("dfs_kernel", self.dfs_kernel, boards.shape[0], s.put("dfs_boards", boards), np.int64(rows),
+                 np.int64(cols), np.int64(hkind), np.int64(max_len), s.resident("pdb", pdb),
+                 s.resident("pat_tiles", pat_tiles), s.resident("pat_k", pat_k), s.resident("pat_off", pat_off),
+                 s.resident("tile_pat", tile_pat), s.resident("mir", mir), np.int64(use_mirror),
+                 s.put("dfs_g0", g0), s.put("dfs_prev", prev), np.int64(bound), d_paths, d_stats)
+        s.get(d_paths, paths)
+        s.get(d_stats, stats)
 
 @lru_cache(maxsize=None)
 def drivers() -> SlidingKernels:

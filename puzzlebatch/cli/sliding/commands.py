@@ -87,12 +87,16 @@ def run_solve(args) -> int:
     if not args.file and not args.tiles:
         raise PuzzleInputError("solve: give TILES (e.g. \"8 6 7 2 5 4 3 0 1\") or --file INSTANCES.txt")
     _check_png(args)  # before a long search
+    if args.file and args.split is not None:
+        raise PuzzleInputError("--split: splits one board's search (TILES), not --file")
     common = dict(size=args.size, goal=args.goal, heuristic=args.heuristic, partition=args.partition,
                   cache_dir=args.cache_dir, backend=args.backend, max_len=args.max_len, say=_say,
                   options=run_options(args), build=args.build, max_nodes=args.max_nodes)
     if args.file:
         return _print_file(sliding.solve_file(args.file, batch=args.batch, **common), args.json)
-    r = sliding.solve(args.tiles, png=args.png, **common)
+    if args.split is None and args.from_bound is not None:
+        raise PuzzleInputError(f"--from-bound {args.from_bound}: needs --split")
+    r = sliding.solve(args.tiles, png=args.png, split=args.split, from_bound=args.from_bound, **common)
     if args.json:
         print_json(r.to_dict())
     else:
@@ -204,6 +208,11 @@ def register(verbs) -> None:
                    help="build missing pattern databases even when that takes long (5x5 6-6-6-6: about an hour); "
                         "without it such a request stops at once with the estimate")
     p.add_argument("--batch", type=L.positive_int, help="instances per launch with --file (default: all at once)")
+    p.add_argument("--split", type=L.positive_int, metavar="ITEMS",
+                   help="batch IDA* for one board: at least ITEMS work items a few moves below the start, searched "
+                        "together every iteration (both cores, or one CUDA thread each); a line per iteration")
+    p.add_argument("--from-bound", type=L.non_negative_int, metavar="B",
+                   help="with --split: start at bound B (the last bound an interrupted run printed)")
     p.add_argument("--out", metavar="FILE.h5", help="results file: the board's solution, or with --file every "
                    "instance's (default with --file: results/sliding.h5, one run a group; one board: not stored)")
     p.add_argument("--resume", action="store_true", help="with --file: continue the unfinished run in --out")

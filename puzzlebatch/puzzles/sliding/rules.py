@@ -14,7 +14,9 @@ Three groups of rules:
 * pattern-database ranks (``pattern_rank``) and the 0-1 BFS expansion of one abstract state
   (``pdb_expand_item``): only the pattern tiles are seen, the blank's moves through empty cells are free;
 * IDA* for one instance (``ida_item``), Korf (1985), with Manhattan distance, linear conflicts or additive
-  pattern databases with the mirrored lookup (Korf & Felner 2002).
+  pattern databases with the mirrored lookup (Korf & Felner 2002), the tables in bytes or 4 bits an entry
+  (``pdb_value``); and one bounded IDA* iteration below a split point (``dfs_item``), the work item of batch
+  IDA* for one board.
 
 No allocation: callers pass scratch arrays (the CPU driver allocates them per chunk, the CUDA kernel in local
 memory).
@@ -29,6 +31,7 @@ H_PDB = 2
 ST_SOLVED = 1
 ST_LIMIT = 2
 ST_BUDGET = 3  # stopped by the node budget; resumable (see ida_item)
+PACKED = 8  # pdb_value's mode bit: 4-bit entries (see pdb_value)
 STATS_WIDTH = 9  # ida_item's stats row
 
 # Blank directions 0..3 = U, D, L, R; the opposite of d is d ^ 1.
@@ -161,16 +164,26 @@ def bfs_expand_item(rank, rows, cols, cls, fact, out, board, used):
 
 # -- pattern databases -------------------------------------------------------------------------------------------
 
+def popcount(x):
+    """Set bits of a non-negative int64 (SWAR; the byte sums are added by one wrapping multiply, the form LLVM
+    turns into a popcount instruction on the CPU)."""
+    x = x - ((x >> 1) & 0x5555555555555555)
+    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
+    return ((x * 0x0101010101010101) >> 56) & 0xFF
+
+
 def pattern_rank(pos, k, n):
-    """Rank of ``k`` distinct cells ``pos[0..k-1]`` among the ``n!/(n-k)!`` arrangements (falling factorial base)."""
+    """Rank of ``k`` distinct cells ``pos[0..k-1]`` among the ``n!/(n-k)!`` arrangements (falling factorial base).
+
+    Digit ``i`` is ``pos[i]`` less the earlier cells below it: a popcount of a mask of the cells taken (k steps,
+    not k**2 comparisons; IDA*'s database lookups rank at every node)."""
     r = 0
+    taken = 0
     for i in range(k):
-        p = pos[i]
-        d = p
-        for j in range(i):
-            if pos[j] < p:
-                d -= 1
-        r = r * (n - i) + d
+        p = int(pos[i])  # a Python int when called from Python: no numpy overflow warning in popcount
+        r = r * (n - i) + p - popcount(taken & ((1 << p) - 1))
+        taken |= 1 << p
     return r
 
 
@@ -268,6 +281,23 @@ def pdb_expand_item(code, k, rows, cols, out, pos, occ):
     return m
 
 
+
+def pattern_excess(value, r, k, n, cols, tiles, pos):
+    """The 4-bit entry of :func:`pdb_value`'s packed format for rank ``r`` of a pattern (``tiles``) whose value
+    is ``value``: (value - the tiles' Manhattan distance) / 2, at most 15 (a smaller value stays admissible)."""
+    pattern_unrank(r, k, n, pos)
+    md = 0
+    for i in range(k):
+        t = tiles[i]
+        c = pos[i]
+        dr = c // cols - t // cols
+        dc = c % cols - t % cols
+        md += (dr if dr > 0 else -dr) + (dc if dc > 0 else -dc)
+    x = (value - md) >> 1
+    if x > 15:
+        return 15
+    return x
+
 # -- heuristics --------------------------------------------------------------------------------------------------
 
 def manhattan(board, rows, cols):
@@ -319,14 +349,17 @@ def line_conflict(board, line, rows, cols, tmp):
     return 2 * (m - best)
 
 
-def pdb_value(p, tpos, pat_tiles, pat_k, pat_off, pdb, n, mirror, mir, cells, shift):
+def pdb_value(p, tpos, pat_tiles, pat_k, pat_off, pdb, n, cols, mirror, mir, cells, mode):
     """Database value of pattern ``p`` for the tile positions ``tpos`` (tile -> cell).
 
     With ``mirror`` set, the value for the board reflected about its main diagonal: tile ``t``'s cell there is
-    ``mir[tpos[mir[t]]]``.  ``cells`` (pattern size) is scratch.  ``shift``: the table is compressed, entry
-    ``rank >> shift`` holding the least of the ``2**shift`` entries it replaces (still admissible).
+    ``mir[tpos[mir[t]]]``.  ``cells`` (pattern size) is scratch.
 
-    The kernels' ``use_mirror`` argument holds two fields: bit 0 the mirrored lookup, the bits above ``shift``.
+    ``mode``: bits 0-2 a compression ``shift`` (entry ``rank >> shift`` holds the least of the ``2**shift``
+    entries it replaces, still admissible); bit 3 the 4-bit format (:data:`PACKED`): two entries a byte (entry
+    ``e`` in the low nibble of byte ``e >> 1`` when ``e`` is even), each the value less the pattern tiles'
+    Manhattan distance, halved (the two have the same parity: each pattern move changes that distance by one),
+    at most 15.  The kernels' ``use_mirror`` argument holds the mirrored lookup in bit 0 and ``mode`` above it.
     """
     k = pat_k[p]
     for i in range(k):
@@ -335,7 +368,23 @@ def pdb_value(p, tpos, pat_tiles, pat_k, pat_off, pdb, n, mirror, mir, cells, sh
             cells[i] = mir[tpos[mir[t]]]
         else:
             cells[i] = tpos[t]
-    return pdb[pat_off[p] + (pattern_rank(cells, k, n) >> shift)]
+    e = pat_off[p] + (pattern_rank(cells, k, n) >> (mode & 7))
+    if mode & PACKED:
+        md = 0
+        inv = (65536 + cols - 1) // cols  # x // cols == (x * inv) >> 16 for every cell x: no division per tile
+        for i in range(k):
+            t = pat_tiles[p, i]
+            c = cells[i]
+            rc = (c * inv) >> 16
+            rt = (t * inv) >> 16
+            dr = rc - rt
+            dc = (c - rc * cols) - (t - rt * cols)
+            md += (dr if dr > 0 else -dr) + (dc if dc > 0 else -dc)
+        b = pdb[e >> 1]
+        if e & 1:
+            b = b >> 4
+        return md + 2 * (b & 15)
+    return pdb[e]
 
 
 def slide_tile(board, tpos, blank, nb, d, g, hcur, rows, cols, hkind, max_len, pdb, pat_tiles, pat_k, pat_off,
@@ -381,7 +430,7 @@ def slide_tile(board, tpos, blank, nb, d, g, hcur, rows, cols, hkind, max_len, p
         return hcur + dm + lcv[l1] + lcv[l2] - before
     p = tile_pat[t]
     saved[2 * g] = hv[p]
-    hv[p] = pdb_value(p, tpos, pat_tiles, pat_k, pat_off, pdb, n, False, mir, cells, use_mirror >> 1)
+    hv[p] = pdb_value(p, tpos, pat_tiles, pat_k, pat_off, pdb, n, cols, False, mir, cells, use_mirror >> 1)
     s = 0
     for q in range(n_pat):
         s += hv[q]
@@ -389,13 +438,40 @@ def slide_tile(board, tpos, blank, nb, d, g, hcur, rows, cols, hkind, max_len, p
     if use_mirror & 1:
         pm = tile_pat[mir[t]]
         saved[2 * g + 1] = hm[pm]
-        hm[pm] = pdb_value(pm, tpos, pat_tiles, pat_k, pat_off, pdb, n, True, mir, cells, use_mirror >> 1)
+        hm[pm] = pdb_value(pm, tpos, pat_tiles, pat_k, pat_off, pdb, n, cols, True, mir, cells, use_mirror >> 1)
         sm = 0
         for q in range(n_pat):
             sm += hm[q]
         if sm > hnew:
             hnew = sm
     return hnew
+
+
+def start_h(board, rows, cols, hkind, pdb, pat_tiles, pat_k, pat_off, mir, use_mirror, tpos, hv, hm, lcv, tmp,
+            cells):
+    """A board's heuristic value, with the parts the search keeps up to date move by move: ``tpos`` (tile ->
+    cell, the blank's cell in ``tpos[0]``), the lines' conflicts ``lcv``, the patterns' values ``hv`` and mirrored
+    values ``hm``."""
+    n = rows * cols
+    for c in range(n):
+        tpos[board[c]] = c
+    n_pat = pat_k.shape[0]
+    h = manhattan(board, rows, cols)
+    if hkind == H_LINEAR_CONFLICT:
+        for ln in range(rows + cols):
+            lcv[ln] = line_conflict(board, ln, rows, cols, tmp)
+            h += lcv[ln]
+    if hkind == H_PDB:
+        s = 0
+        sm = 0
+        for p in range(n_pat):
+            hv[p] = pdb_value(p, tpos, pat_tiles, pat_k, pat_off, pdb, n, cols, False, mir, cells, use_mirror >> 1)
+            s += hv[p]
+            if use_mirror & 1:
+                hm[p] = pdb_value(p, tpos, pat_tiles, pat_k, pat_off, pdb, n, cols, True, mir, cells, use_mirror >> 1)
+                sm += hm[p]
+        h = s if s > sm else sm
+    return h
 
 
 def ida_item(board, rows, cols, hkind, max_len, pdb, pat_tiles, pat_k, pat_off, tile_pat, mir, use_mirror,
@@ -415,28 +491,10 @@ def ida_item(board, rows, cols, hkind, max_len, pdb, pat_tiles, pat_k, pat_off, 
     tmp (2 * max(rows, cols)), cells (pattern size).
     """
     n = rows * cols
-    blank = 0
-    for c in range(n):
-        tpos[board[c]] = c
-        if board[c] == 0:
-            blank = c
     n_pat = pat_k.shape[0]
-    # Initial heuristic.
-    h = manhattan(board, rows, cols)
-    if hkind == H_LINEAR_CONFLICT:
-        for ln in range(rows + cols):
-            lcv[ln] = line_conflict(board, ln, rows, cols, tmp)
-            h += lcv[ln]
-    if hkind == H_PDB:
-        s = 0
-        sm = 0
-        for p in range(n_pat):
-            hv[p] = pdb_value(p, tpos, pat_tiles, pat_k, pat_off, pdb, n, False, mir, cells, use_mirror >> 1)
-            s += hv[p]
-            if use_mirror & 1:
-                hm[p] = pdb_value(p, tpos, pat_tiles, pat_k, pat_off, pdb, n, True, mir, cells, use_mirror >> 1)
-                sm += hm[p]
-        h = s if s > sm else sm
+    h = start_h(board, rows, cols, hkind, pdb, pat_tiles, pat_k, pat_off, mir, use_mirror, tpos, hv, hm, lcv, tmp,
+                cells)
+    blank = tpos[0]
     budget = stats[5]
     resume = stats[2] == ST_BUDGET
     stats[4] = h
@@ -559,7 +617,7 @@ def ida_item(board, rows, cols, hkind, max_len, pdb, pat_tiles, pat_k, pat_off, 
             else:
                 p = tile_pat[t]
                 saved[2 * g] = hv[p]
-                hv[p] = pdb_value(p, tpos, pat_tiles, pat_k, pat_off, pdb, n, False, mir, cells, use_mirror >> 1)
+                hv[p] = pdb_value(p, tpos, pat_tiles, pat_k, pat_off, pdb, n, cols, False, mir, cells, use_mirror >> 1)
                 s = 0
                 for q in range(n_pat):
                     s += hv[q]
@@ -567,12 +625,16 @@ def ida_item(board, rows, cols, hkind, max_len, pdb, pat_tiles, pat_k, pat_off, 
                 if use_mirror & 1:
                     pm = tile_pat[mir[t]]
                     saved[2 * g + 1] = hm[pm]
-                    hm[pm] = pdb_value(pm, tpos, pat_tiles, pat_k, pat_off, pdb, n, True, mir, cells, use_mirror >> 1)
-                    sm = 0
-                    for q in range(n_pat):
-                        sm += hm[q]
-                    if sm > hnew:
-                        hnew = sm
+                    # the mirrored lookup only where the plain one does not prune already (Korf & Felner): a
+                    # second cache miss saved on most nodes; hm[pm] left as it was is restored as it was
+                    if g + 1 + s <= bound:
+                        hm[pm] = pdb_value(pm, tpos, pat_tiles, pat_k, pat_off, pdb, n, cols, True, mir, cells,
+                                           use_mirror >> 1)
+                        sm = 0
+                        for q in range(n_pat):
+                            sm += hm[q]
+                        if sm > hnew:
+                            hnew = sm
             path[g] = d
             old_blank = blank
             blank = nb
@@ -610,3 +672,162 @@ def ida_item(board, rows, cols, hkind, max_len, pdb, pat_tiles, pat_k, pat_off, 
         bound = next_bound
     stats[1] = nodes
     stats[3] = iterations
+
+
+# -- one bounded iteration from a split point (batch IDA*) -------------------------------------------------------
+
+DFS_STATS_WIDTH = 4  # dfs_item's stats row
+NO_BOUND = 1 << 30  # dfs_item's next bound when nothing was cut off
+
+
+def dfs_item(board, rows, cols, hkind, max_len, pdb, pat_tiles, pat_k, pat_off, tile_pat, mir, use_mirror, g0,
+             prev, bound, path, stats, tpos, dirs, hv, hm, saved, lcv, tmp, cells):
+    """One IDA* iteration below a split point: depth-first search from ``board`` (reached at depth ``g0`` by a
+    last blank move ``prev``, -1 for none) of the nodes with ``f = g + h <= bound``, stopped at the first goal.
+
+    The work item of batch IDA* (:func:`puzzlebatch.runners.sliding.solver.solve_split`): the root's subtrees at
+    a fixed depth are searched independently, every one with the iteration's bound, so the node counts depend on
+    neither the order nor the backend.  Same moves, pruning and heuristic updates as :func:`ida_item`.
+
+    stats: [0] the goal's depth (``g0`` + moves in ``path``), [1] nodes generated, [2] status (1 solved, else 0),
+    [3] the least ``f`` above ``bound`` (:data:`NO_BOUND` when none).  A ``bound`` below the board's own ``f``
+    searches nothing and gives that ``f`` in [3].  Scratch as for :func:`ida_item`; ``bound - g0 <= max_len``.
+    """
+    n = rows * cols
+    n_pat = pat_k.shape[0]
+    h = start_h(board, rows, cols, hkind, pdb, pat_tiles, pat_k, pat_off, mir, use_mirror, tpos, hv, hm, lcv, tmp,
+                cells)
+    blank = tpos[0]
+    stats[0] = 0
+    stats[1] = 0
+    stats[2] = 0
+    stats[3] = NO_BOUND
+    if g0 + h > bound:
+        stats[3] = g0 + h
+        return
+    if h == 0:
+        stats[0] = g0
+        stats[2] = ST_SOLVED
+        return
+    nodes = 0
+    next_bound = NO_BOUND
+    g = 0  # moves below the split point
+    dirs[0] = 0
+    hcur = h
+    found = False
+    while True:
+        d = dirs[g]
+        if d == 4:
+            if g == 0:
+                break
+            g -= 1
+            d0 = path[g]
+            back = blank_target(blank, d0 ^ 1, rows, cols)
+            t = board[back]
+            board[blank] = t
+            board[back] = 0
+            tpos[t] = blank
+            tpos[0] = back
+            if hkind == H_PDB:
+                hv[tile_pat[t]] = saved[2 * g]
+                if use_mirror & 1:
+                    hm[tile_pat[mir[t]]] = saved[2 * g + 1]
+            elif hkind == H_LINEAR_CONFLICT:
+                if d0 < 2:
+                    lcv[blank // cols] = line_conflict(board, blank // cols, rows, cols, tmp)
+                    lcv[back // cols] = line_conflict(board, back // cols, rows, cols, tmp)
+                else:
+                    lcv[rows + blank % cols] = line_conflict(board, rows + blank % cols, rows, cols, tmp)
+                    lcv[rows + back % cols] = line_conflict(board, rows + back % cols, rows, cols, tmp)
+            blank = back
+            hcur = saved[2 * (max_len + 1) + g]
+            continue
+        dirs[g] = d + 1
+        last = prev if g == 0 else path[g - 1]
+        if last >= 0 and d == (last ^ 1):
+            continue
+        nb = blank_target(blank, d, rows, cols)
+        if nb < 0:
+            continue
+        t = board[nb]
+        board[blank] = t
+        board[nb] = 0
+        tpos[t] = blank
+        tpos[0] = nb
+        nodes += 1
+        gr = t // cols
+        gc = t - gr * cols
+        if d < 2:
+            old = nb // cols - gr
+            new = blank // cols - gr
+        else:
+            old = nb % cols - gc
+            new = blank % cols - gc
+        dm = (new if new > 0 else -new) - (old if old > 0 else -old)
+        saved[2 * (max_len + 1) + g] = hcur
+        l1 = 0
+        l2 = 0
+        if hkind == H_MANHATTAN:
+            hnew = hcur + dm
+        elif hkind == H_LINEAR_CONFLICT:
+            if d < 2:
+                l1 = nb // cols
+                l2 = blank // cols
+            else:
+                l1 = rows + nb % cols
+                l2 = rows + blank % cols
+            before = lcv[l1] + lcv[l2]
+            lcv[l1] = line_conflict(board, l1, rows, cols, tmp)
+            lcv[l2] = line_conflict(board, l2, rows, cols, tmp)
+            hnew = hcur + dm + lcv[l1] + lcv[l2] - before
+        else:
+            p = tile_pat[t]
+            saved[2 * g] = hv[p]
+            hv[p] = pdb_value(p, tpos, pat_tiles, pat_k, pat_off, pdb, n, cols, False, mir, cells, use_mirror >> 1)
+            s = 0
+            for q in range(n_pat):
+                s += hv[q]
+            hnew = s
+            if use_mirror & 1:
+                pm = tile_pat[mir[t]]
+                saved[2 * g + 1] = hm[pm]
+                if g0 + g + 1 + s <= bound:  # as in ida_item: the mirror only where the plain value does not prune
+                    hm[pm] = pdb_value(pm, tpos, pat_tiles, pat_k, pat_off, pdb, n, cols, True, mir, cells,
+                                       use_mirror >> 1)
+                    sm = 0
+                    for q in range(n_pat):
+                        sm += hm[q]
+                    if sm > hnew:
+                        hnew = sm
+        path[g] = d
+        old_blank = blank
+        blank = nb
+        f = g0 + g + 1 + hnew
+        if f > bound:
+            if f < next_bound:
+                next_bound = f
+            t2 = board[old_blank]
+            board[nb] = t2
+            board[old_blank] = 0
+            tpos[t2] = nb
+            tpos[0] = old_blank
+            blank = old_blank
+            if hkind == H_PDB:
+                hv[tile_pat[t2]] = saved[2 * g]
+                if use_mirror & 1:
+                    hm[tile_pat[mir[t2]]] = saved[2 * g + 1]
+            elif hkind == H_LINEAR_CONFLICT:
+                lcv[l1] = line_conflict(board, l1, rows, cols, tmp)
+                lcv[l2] = line_conflict(board, l2, rows, cols, tmp)
+            continue
+        g += 1
+        if hnew == 0:
+            found = True
+            break
+        dirs[g] = 0
+        hcur = hnew
+    stats[1] = nodes
+    stats[3] = next_bound
+    if found:
+        stats[0] = g0 + g
+        stats[2] = ST_SOLVED

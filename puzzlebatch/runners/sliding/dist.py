@@ -80,3 +80,46 @@ class PdbTask:
                                         max_layers=self.max_layers)
         return {"file": str(res), "worker": worker_name(), "backend": backend.name,
                 "seconds": work_clock() - t0}
+
+
+@dataclass(frozen=True)
+class SplitTask:
+    """One task of batch IDA* on a cluster: a bounded iteration of a slice of the work items
+    (:func:`puzzlebatch.runners.sliding.split.solve_split`), the pattern databases read from ``cache_dir`` once
+    per worker process (in the format the client used: ``packed``)."""
+
+    rows: int
+    cols: int
+    heuristic: str
+    backend: str
+    partition: str | None
+    cache_dir: str | None
+    packed: bool
+    max_len: int
+    bound: int
+
+    def __call__(self, job: tuple) -> dict:
+        import numpy as np
+
+        from puzzlebatch.runners.sliding import solver as sliding
+        from puzzlebatch.runners.sliding import pdb as sliding_pdb
+        from puzzlebatch.runners.engine.backend import select_backend
+        from puzzlebatch.runners.engine.distributed import worker_name
+
+        boards, g0, prev = job
+        backend = select_backend(self.backend)
+        key = ("split", self.rows, self.cols, self.partition, self.cache_dir, self.packed, backend.name)
+        if key not in _WORKER_PDBS:
+            _WORKER_PDBS.clear()
+            pdbs = None
+            if self.heuristic == "pdb":
+                pdbs = sliding_pdb.load(self.rows, self.cols, self.partition, Path(self.cache_dir),
+                                        packed=self.packed)
+            _WORKER_PDBS[key] = (pdbs, sliding.drivers(backend))
+        pdbs, kernels = _WORKER_PDBS[key]
+        paths = np.zeros((len(boards), self.max_len), np.int64)
+        stats = np.zeros((len(boards), 4), np.int64)
+        kernels.dfs_batch(boards, self.rows, self.cols, sliding.HEURISTICS[self.heuristic], self.max_len,
+                          *sliding.tables_for(self.heuristic, self.rows, self.cols, pdbs), g0, prev, self.bound,
+                          paths, stats)
+        return {"paths": paths, "stats": stats, "worker": worker_name(), "backend": backend.name}

@@ -99,6 +99,7 @@ SECONDS_PER_PAIR = 0.25e-6
 #: a solve that would build more than this (estimated seconds) or this many bytes of tables asks for ``--build``
 ASK_BUILD_SECONDS = 600.0
 ASK_BUILD_BYTES = 256 << 20
+PACKED_CELLS = 25  #: boards of this many cells or more read their tables in 4 bits an entry (:func:`load`)
 
 
 @dataclass(frozen=True)
@@ -133,7 +134,8 @@ def estimate(rows: int, cols: int, patterns) -> BuildEstimate:
     n = rows * cols
     sizes = [n_entries(n, len(p)) for p in patterns]
     peak = max(sizes, default=0)
-    return BuildEstimate(len(sizes), sum(sizes), sum(sizes), peak + (peak * n + 7) // 8 + peak * n * 8 // 10,
+    disk = sum(sizes) + (sum(sizes) + 1) // 2 if n >= PACKED_CELLS else sum(sizes)  # + the 4-bit file
+    return BuildEstimate(len(sizes), sum(sizes), disk, peak + (peak * n + 7) // 8 + peak * n * 8 // 10,
                          sum(sizes) * n * SECONDS_PER_PAIR)
 
 
@@ -298,15 +300,65 @@ def check_table(path: Path, rows: int, cols: int, tiles) -> None:
                                "(delete it to rebuild)")
 
 
-def load_table(path: Path) -> np.ndarray:
+def load_table(path: Path, dataset: str = "distances") -> np.ndarray:
     """The table memory-mapped read-only (contiguous dataset), or read into memory when that is impossible."""
     with h5py.File(path, "r") as f:
-        ds = f["distances"]
+        ds = f[dataset]
         offset = ds.id.get_offset()
         shape, dtype = ds.shape, ds.dtype
         if offset is None or ds.chunks is not None or ds.compression is not None:
             return ds[...]
     return np.memmap(path, dtype=dtype, mode="r", offset=offset, shape=shape)
+
+
+def packed_file(rows: int, cols: int, name: str, folder: Path) -> Path:
+    """The 4-bit form of a partition's tables: one file, the tables one after the other (made from the byte
+    tables on first use, kept beside them, memory-mapped as the kernels' table: nothing copied on loading)."""
+    return folder / f"sliding-pdb-{rows}x{cols}-{name}.4bit.h5"
+
+
+def pack_table(table: np.ndarray, rows: int, cols: int, tiles) -> np.ndarray:
+    """A pattern's table in 4 bits an entry (:func:`puzzlebatch.puzzles.sliding.rules.pdb_value`'s packed
+    format: the value less the tiles' Manhattan distance, halved, at most 15), half the bytes, compiled, both
+    cores."""
+    from puzzlebatch.runners.engine.backend import select_backend
+    from puzzlebatch.runners.sliding.solver import drivers
+
+    out = np.empty((len(table) + 1) // 2, np.uint8)
+    drivers(select_backend("cpu")).pdb_pack(np.asarray(table), len(tiles), rows * cols, cols,
+                                            np.array(tiles, np.int64), out)
+    return out
+
+
+def _pack_key(files, pats) -> str:
+    return ";".join(f"{','.join(map(str, p))}@{f.stat().st_mtime_ns}" for f, p in zip(files, pats))
+
+
+def ensure_packed(rows: int, cols: int, name: str, pats, files, folder: Path) -> Path:
+    """The partition's 4-bit file, written once (atomically) from its byte tables ``files``, again when one of
+    them changed; returns its path."""
+    target = packed_file(rows, cols, name, folder)
+    key = _pack_key(files, pats)
+    if target.exists():
+        with h5py.File(target, "r") as f:
+            a = f.attrs
+            if a.get("schema") == "puzzlebatch-sliding-pdb-4bit" and a.get("sources") == key:
+                return target
+    t0 = work_clock()
+    parts = [pack_table(load_table(f), rows, cols, p) for f, p in zip(files, pats)]
+    tmp = target.with_suffix(".tmp.h5")
+    with _writing(tmp), h5py.File(tmp, "w") as f:
+        f.create_dataset("packed", data=np.concatenate(parts))  # contiguous: memory-mappable
+        a = f.attrs
+        a["schema"] = "puzzlebatch-sliding-pdb-4bit"
+        a["rows"], a["cols"] = rows, cols
+        a["bytes"] = np.array([len(x) for x in parts], np.int64)  # table i: 2 * bytes entries (the last may pad)
+        a["sources"] = key
+        a["format"] = ("tables one after the other; entry e of a table: nibble e&1 of its byte e>>1 (low first); "
+                       "value = the tiles' Manhattan distance + 2 * nibble")
+        a["pack_seconds"] = work_clock() - t0
+    _durable_replace(tmp, target)
+    return target
 
 
 @dataclass
@@ -321,14 +373,29 @@ class PatternDatabases:
     files: list[Path]
     load_seconds: float
     compress: int = 0  # the kernels read entry rank >> compress: the least of 2**compress entries (admissible)
+    packed: bool = False  # 4-bit entries (tables: the packed bytes, two entries each)
 
     def compressed(self, shift: int) -> "PatternDatabases":
         """The same databases read through tables ``2**shift`` times smaller, each entry the least of the
         ``2**shift`` it replaces (Felner et al.'s compression by minimum): fewer cache misses, somewhat weaker."""
         if not 0 <= int(shift) <= 4:
             raise PuzzleInputError(f"compression {shift}: expected 0 to 4 (entries merged by 2**shift)")
+        if self.packed and shift:
+            raise PuzzleInputError("compression: not with 4-bit tables")
         return PatternDatabases(self.rows, self.cols, self.name, self.patterns, self.tables, self.files,
-                                self.load_seconds, int(shift))
+                                self.load_seconds, int(shift), self.packed)
+
+    def in_memory(self) -> "PatternDatabases":
+        """The same databases read into memory (the kernels' concatenated table, made now): no page faults
+        while searching, and huge pages where the system gives them to large allocations."""
+        out = PatternDatabases(self.rows, self.cols, self.name, self.patterns, self.tables, self.files,
+                               self.load_seconds, self.compress, self.packed)
+        arrays = self.kernel_arrays()
+        pdb = arrays[0]
+        if isinstance(pdb, np.memmap) or not pdb.flags.owndata:
+            pdb = np.array(pdb)
+        out.__dict__["_kernel_arrays"] = (pdb,) + tuple(arrays[1:])
+        return out
 
     def info(self) -> list[dict]:
         out = []
@@ -357,19 +424,24 @@ class PatternDatabases:
         pat_k = np.array([len(p) for p in self.patterns], np.int64)
         tables = [_min_compress(np.asarray(t), self.compress) for t in self.tables]
         sizes = [len(t) for t in tables]
+        if self.packed:  # offsets count entries, two a byte (every table an even count: padded)
+            sizes = [2 * len(t) for t in tables]
         pat_off = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
         tile_pat = np.zeros(n, np.int64)
         for i, p in enumerate(self.patterns):
             pat_tiles[i, :len(p)] = p
             tile_pat[list(p)] = i
-        pdb = tables[0] if len(tables) == 1 else np.concatenate(tables)
+        pdb = self.__dict__.get("_whole")
+        if pdb is None:
+            pdb = tables[0] if len(tables) == 1 else np.concatenate(tables)
         if self.rows == self.cols:  # reflection about the main diagonal keeps the blank-first goal
             r = np.arange(n)
             mir = ((r % self.cols) * self.cols + r // self.cols).astype(np.int64)
             use_mirror = 1
         else:
             mir, use_mirror = np.arange(n, dtype=np.int64), 0
-        return np.ascontiguousarray(pdb), pat_tiles, pat_k, pat_off, tile_pat, mir, use_mirror | (self.compress << 1)
+        mode = self.compress | (rules.PACKED if self.packed else 0)
+        return np.ascontiguousarray(pdb), pat_tiles, pat_k, pat_off, tile_pat, mir, use_mirror | (mode << 1)
 
 
 def _min_compress(table: np.ndarray, shift: int) -> np.ndarray:
@@ -387,8 +459,12 @@ def missing(rows: int, cols: int, name: str | None, folder: Path) -> list[tuple[
     return [p for p in pats if not pattern_file(rows, cols, p, folder).exists()]
 
 
-def load(rows: int, cols: int, name: str | None, folder: Path) -> PatternDatabases:
+def load(rows: int, cols: int, name: str | None, folder: Path, *, packed: bool | None = None) -> PatternDatabases:
+    """A partition's tables, memory-mapped; with ``packed`` (default: from :data:`PACKED_CELLS` cells on), their
+    4-bit forms (written beside them the first time: :func:`ensure_packed`)."""
     name, pats = partition(rows, cols, name)
+    if packed is None:
+        packed = rows * cols >= PACKED_CELLS
     t0 = work_clock()
     files = [pattern_file(rows, cols, p, folder) for p in pats]
     absent = [str(f) for f in files if not f.exists()]
@@ -397,13 +473,22 @@ def load(rows: int, cols: int, name: str | None, folder: Path) -> PatternDatabas
                                f"(build with: puzzlebatch sliding pdb build {name} --size {rows}x{cols})")
     for f, p in zip(files, pats):
         check_table(f, rows, cols, p)
-    tables = [load_table(f) for f in files]
-    return PatternDatabases(rows, cols, name, list(pats), tables, files, work_clock() - t0)
+    if packed:
+        whole = load_table(ensure_packed(rows, cols, name, pats, files, folder), "packed")
+        ends = np.cumsum([(n_entries(rows * cols, len(p)) + 1) // 2 for p in pats])
+        tables = [whole[a:b] for a, b in zip(np.concatenate([[0], ends[:-1]]), ends)]
+        db = PatternDatabases(rows, cols, name, list(pats), tables, files, work_clock() - t0, 0, True)
+        db.__dict__["_whole"] = whole  # the kernels' table as it is in the file: nothing concatenated
+        return db
+    else:
+        tables = [load_table(f) for f in files]
+    return PatternDatabases(rows, cols, name, list(pats), tables, files, work_clock() - t0, 0, packed)
 
 
 def ensure(rows: int, cols: int, name: str | None, backend: Backend, folder: Path, *, say=None,
-           progress=None) -> PatternDatabases:
-    """Load a partition's databases, building the missing ones first (after saying so through ``say``)."""
+           progress=None, packed: bool | None = None) -> PatternDatabases:
+    """Load a partition's databases (:func:`load`), building the missing ones first (after saying so through
+    ``say``)."""
     name, pats = partition(rows, cols, name)
     for p in missing(rows, cols, name, folder):
         if say is not None:
@@ -411,4 +496,4 @@ def ensure(rows: int, cols: int, name: str | None, backend: Backend, folder: Pat
                 f"({n_entries(rows * cols, len(p)):,} entries) in {folder}; it is built once and reused")
         build_pattern(rows, cols, p, backend, folder, partition_name=name,
                       progress=(lambda d, m, s, p=p: progress(p, d, m, s)) if progress else None)
-    return load(rows, cols, name, folder)
+    return load(rows, cols, name, folder, packed=packed)

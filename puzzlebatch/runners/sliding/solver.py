@@ -256,6 +256,8 @@ def _tables(heuristic: str, rows: int, cols: int, pdbs=None):
     return pdbs.kernel_arrays()
 
 
+tables_for = _tables  # public name: batch IDA* (split.py) takes the same arrays
+
 _warm: set = set()  # (backend kind, table types) already compiled
 
 
