@@ -18,47 +18,47 @@ from puzzlebatch import jit
 from puzzlebatch.puzzles.hextris import evaluation, rules
 
 
-@jit.driver(parallel=True)
+@jit.driver(parallel=True, nogil=True)
 def init_batch(tables, prob, seeds, states, boards, vis):
     for g in prange(states.shape[0]):
         init_game(states[g], boards[g], vis[g], tables[prob[g]], seeds[g])
 
 
-@jit.driver(parallel=True)
+@jit.driver(parallel=True, nogil=True)
 def commands_batch(tables, prob, cmds, offsets, states, boards, vis):
     for g in prange(states.shape[0]):
         play_commands(states[g], boards[g], vis[g], tables[prob[g]], cmds, offsets[g], offsets[g + 1])
 
 
-@jit.driver(parallel=True)
+@jit.driver(parallel=True, nogil=True)
 def policy_batch(tables, prob, weights, max_units, states, boards, vis, work, feats, out, n_out):
     for g in prange(states.shape[0]):
         n_out[g] = play_policy(states[g], boards[g], vis[g], tables[prob[g]], work[g], weights[g], feats[g],
                                max_units, out[g], out.shape[1])
 
 
-@jit.driver(parallel=True)
+@jit.driver(parallel=True, nogil=True)
 def placements_batch(tables, prob, targets, n_targets, states, boards, vis, work, out, n_out):
     for g in prange(states.shape[0]):
         n_out[g] = play_placements(states[g], boards[g], vis[g], tables[prob[g]], work[g], targets[g],
                                    n_targets[g], out[g], out.shape[1])
 
 
-@jit.driver(parallel=True)
+@jit.driver(parallel=True, nogil=True)
 def lockable_batch(tables, prob, states, boards, vis, work, out, feats, n_out):
     for g in prange(states.shape[0]):
         n_out[g] = lockable_positions(states[g], boards[g], vis[g], tables[prob[g]], work[g], out[g],
                                       feats[g], out.shape[1])
 
 
-@jit.driver(parallel=True)
+@jit.driver(parallel=True, nogil=True)
 def evaluate_batch(tables, prob, states, boards, vis, work, scratch, out, feats, n_out):
     for g in prange(states.shape[0]):
         n_out[g] = evaluate_placements(states[g], boards[g], vis[g], tables[prob[g]], work[g], scratch[g], out[g],
                                        feats[g], out.shape[1])
 
 
-@jit.driver(parallel=True)
+@jit.driver(parallel=True, nogil=True)
 def board_eval_batch(tables, prob, boards, scratch, feats):
     for g in prange(boards.shape[0]):
         board_eval(boards[g], tables[prob[g]], feats[g], scratch[g])

@@ -200,4 +200,7 @@ def warmup_tasks(b: list[str], tmp) -> list[tuple[str, list[str]]]:
             ("greedy play", ["play", problem, "--player", "greedy", "--seed", str(seed), *b,
                              "--json"]),
             ("beam play", ["play", problem, "--seed", str(seed), "--beam", "1", "--keep", "2", *b,
-                           "--json"])]
+                           "--json"]),
+            # a timed play compiles the narrowed search's kernel first (``player._warm_up``), then stops at once
+            ("timed beam play", ["play", problem, "--seed", str(seed), "--beam", "1", "--keep", "2", "-t", "0.01",
+                                 *b, "--json"])]

@@ -20,10 +20,15 @@ interpreter, numba's compiled code and the output.  The process needs about 300 
 compiled kernels: 310-360 MB maximum resident size measured for problems 21 and 13 with ``-m 200``), so a limit
 below ~400 MB cannot be honoured.
 
-On a fresh machine numba compiles the kernels on first use, inside ``-t``: meanwhile the main thread plays every
-game with the plain-Python player of :mod:`puzzlebatch.runners.hextris.coldstart` (nothing to compile), until the
-first compiled move; each game keeps whichever answer scores more, and stderr's last line says what the cold start
-cost.
+``-t`` counts from the process's start.  ``-c N`` (default: the cores the process may run on): with N >= 2 the
+games are split into N shards of about equal work, each played by a ``play_icfp2015 -c 1`` process
+(:mod:`puzzlebatch.runners.hextris.shards`); with one core numba's threads are limited to it.
+
+On a fresh machine the kernels must be compiled inside ``-t``: they are compiled in other processes, into the disk
+cache (:mod:`puzzlebatch.runners.hextris.precompile`: only those the player calls, stage by stage in the order it
+needs them), while the main thread plays every game with the plain-Python player of
+:mod:`puzzlebatch.runners.hextris.coldstart` (nothing to compile), until the first compiled move; each game keeps
+whichever answer scores more, and stderr's last line says what the cold start cost.
 """
 
 from __future__ import annotations
@@ -39,10 +44,13 @@ from typing import Sequence
 from puzzlebatch import limits as L
 from puzzlebatch.cli.options import add_backend_argument
 from puzzlebatch.errors import EXIT_BAD_INPUT, BackendUnavailableError, PuzzleInputError
-from puzzlebatch.puzzles.hextris.model import load_problem
+from puzzlebatch.puzzles.hextris.model import load_json, parse_problem
 # the players (GreedyPlayer and play_problems are named here too, for those who import them from here)
 from puzzlebatch.runners.hextris.greedy import CHUNK_UNITS, BeamRun, GreedyPlayer, PlayResult, deadline, \
     play_problems
+
+#: set in the processes of ``-c``'s shards: they play their games themselves
+ENV_SHARD = "PUZZLEBATCH_HEXTRIS_SHARD"
 
 __all__ = ["main", "build_parser", "BeamRun", "GreedyPlayer", "PlayResult", "CHUNK_UNITS", "deadline",
            "play_problems"]
@@ -55,7 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-f", dest="files", action="append", required=True, metavar="FILE", help="a problem file")
     p.add_argument("-t", dest="seconds", type=L.positive_seconds, metavar="SECONDS", help="time limit")
     p.add_argument("-m", dest="megabytes", type=L.positive_seconds, metavar="MEGABYTES", help="memory limit")
-    p.add_argument("-c", dest="cores", type=L.positive_int, metavar="CORES", help="processor cores to use")
+    p.add_argument("-c", dest="cores", type=L.positive_int, metavar="CORES",
+                   help="processor cores to use (default: every core this process may run on; 2 or more: the games "
+                        "are split over that many processes)")
     p.add_argument("-p", dest="phrases", action="append", default=[], metavar="PHRASE", help="a phrase of power")
     add_backend_argument(p)
     p.add_argument("--tag", default="puzzlebatch-beam", help="the tag of every solution")
@@ -63,39 +73,133 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from puzzlebatch.runners.hextris.coldstart import process_start
+
+    t0 = process_start()  # -t counts from the process's start
     args = build_parser().parse_args(argv)
     try:
         if args.seconds is not None and args.seconds <= 0:
             raise PuzzleInputError(f"-t {args.seconds:g}: the time limit must be positive")
         if args.megabytes is not None and args.megabytes <= 0:
             raise PuzzleInputError(f"-m {args.megabytes:g}: the memory limit must be positive")
-        if args.cores is not None:
-            if args.cores < 1:
-                raise PuzzleInputError(f"-c {args.cores}: needs at least one core")
-            import numba
+        if args.cores is not None and args.cores < 1:
+            raise PuzzleInputError(f"-c {args.cores}: needs at least one core")
+        cores = usable_cores() if args.cores is None else args.cores
+        import numba
 
-            numba.set_num_threads(min(args.cores, numba.config.NUMBA_NUM_THREADS))
-        problems = [load_problem(f) for f in args.files]
+        numba.set_num_threads(max(1, min(cores, numba.config.NUMBA_NUM_THREADS)))
+        docs = [load_json(f, "problem") for f in args.files]
+        problems = [parse_problem(d, where=str(f)) for d, f in zip(docs, args.files)]
         from puzzlebatch.runners.engine.backend import select_backend
 
         backend = select_backend(args.backend)
+        games = sum(len(set(p.source_seeds)) for p in problems)
+        if cores >= 2 and games >= 2 and backend.kind == "cpu" and not os.environ.get(ENV_SHARD):
+            return play_shards(args, docs, min(cores, games), t0)
         player = BeamRun(problems, backend, args.seconds, args.phrases or None, args.tag, args.megabytes)
+        player.t0 = t0
     except (PuzzleInputError, BackendUnavailableError) as exc:
         print(f"play_icfp2015: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    compiler = None
+    if backend.kind == "cpu":
+        from puzzlebatch.runners.hextris.precompile import Precompiler
+
+        compiler = Precompiler.join() or Precompiler.start(1 if cores < 2 else 2)
     # The player runs in a worker thread so that the time limit holds even during a long step (numba compiling
     # the kernels on first use): at the limit the problems finished so far are printed and the process exits.
-    return play(player, args.seconds)
+    return play(player, args.seconds, compiler=compiler)
 
 
-def play(player: BeamRun, seconds: float | None, out=None, err=None) -> int:
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity), the default of ``-c``."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+def shard_command(args) -> list[str]:
+    """The command line of one shard's process, before its time and memory limits and its problem files."""
+    return [sys.executable, "-m", "puzzlebatch.cli.hextris.play_icfp2015", "-c", "1", "--tag", args.tag,
+            "--backend", args.backend] + [a for p in args.phrases for a in ("-p", p)]
+
+
+def play_shards(args, docs: list[dict], shards: int, t0: float, out=None, err=None) -> int:
+    """``-c N``: the games split into ``N`` shards (``runners.hextris.shards``), each played by a ``play_icfp2015
+    -c 1`` process with the time left; the kernels compiled once for all of them in other processes when the
+    cache is cold.  A shard that fails is played by the plain-Python player in the time left."""
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from puzzlebatch.puzzles.hextris.model import load_phrases
+    from puzzlebatch.runners.hextris import shards as S
+    from puzzlebatch.runners.hextris.coldstart import QuickPlayer
+    from puzzlebatch.runners.hextris.precompile import ENV_FOLDER, Precompiler
+
+    out = sys.stdout if out is None else out
+    err = sys.stderr if err is None else err
+    parts = S.split(docs, shards)
+    compiler = Precompiler.start(2)
+    folder = Path(tempfile.mkdtemp(prefix="puzzlebatch-hextris-shards-"))
+    try:
+        command = shard_command(args)
+        end = None
+        if args.seconds is not None:
+            left = args.seconds - (time.perf_counter() - t0)
+            # each process answers at 90 % of its own limit, counted from its start: the rest is the margin for its
+            # exit and the merge here
+            command += ["-t", f"{max(0.5, left - 1.5):.3f}"]
+            end = t0 + 0.95 * args.seconds - 0.3
+        if args.megabytes is not None:
+            command += ["-m", f"{args.megabytes / len(parts):.3f}"]
+        env = dict(os.environ, **{ENV_SHARD: "1"})
+        if compiler is not None:
+            env[ENV_FOLDER] = str(compiler.folder)
+        workers = S.launch(command, docs, parts, folder, env)
+        S.wait_all(workers, float("inf") if end is None else end)
+        answers = []
+        phrases = list(args.phrases) or load_phrases()
+        for k, w in enumerate(workers):
+            got = w.answer()
+            for line in w.stderr_lines():
+                if line.strip():
+                    print(f"play_icfp2015 [shard {k + 1}/{len(workers)}, {w.shard.games} games]: "
+                          f"{line.removeprefix('play_icfp2015: ')}", file=err)
+            if got is None:  # the shard's process failed: the plain-Python player, in the time left
+                mine = [parse_problem(dict(docs[i], sourceSeeds=s)) for i, s in w.shard.seeds.items()]
+                quick = QuickPlayer(mine, phrases, args.tag)
+                quick.run(deadline=None if end is None else end)
+                got = [e for e, _ in quick.best().values()]
+                print(f"play_icfp2015: shard {k + 1}'s process failed (exit status {w.proc.returncode}); its "
+                      f"{w.shard.games} games were played by the plain-Python player ({quick.units} units)",
+                      file=err)
+            answers.append(got)
+        json.dump(S.merge(docs, answers), out)
+        out.write("\n")
+        out.flush()
+        print(f"play_icfp2015: -c {args.cores or shards}: {len(workers)} processes played "
+              f"{' + '.join(str(w.shard.games) for w in workers)} games"
+              + ("" if compiler is None else f"; {compiler.summary()}"), file=err)
+        err.flush()
+    finally:
+        if compiler is not None:
+            compiler.close()
+        shutil.rmtree(folder, ignore_errors=True)
+    return 0
+
+
+def play(player: BeamRun, seconds: float | None, out=None, err=None, compiler=None) -> int:
     """Run ``player`` with the cold start covered; print the solutions on ``out`` and the cold start's cost on
-    ``err`` (stdout and stderr by default)."""
+    ``err`` (stdout and stderr by default).  ``compiler``: the kernels being compiled in other processes
+    (``precompile.Precompiler``; the player waits for each stage before its first use)."""
     from puzzlebatch.puzzles.hextris.model import load_phrases
     from puzzlebatch.runners.hextris.coldstart import QuickPlayer
 
     out = sys.stdout if out is None else out
     err = sys.stderr if err is None else err
+    player.compiler = compiler
     worker = threading.Thread(target=player.run, daemon=True)
     worker.start()
     # (the margin covers the interpreter start before t0 and writing the output)
@@ -116,8 +220,10 @@ def play(player: BeamRun, seconds: float | None, out=None, err=None) -> int:
     share = f" ({100 * waited / seconds:.0f} % of -t {seconds:g})" if seconds else ""
     print(f"play_icfp2015: cold start {waited:.1f} s{share} before the first compiled move"
           f"{' (none was made)' if first is None else ''}; meanwhile the plain-Python player placed {quick.units} "
-          f"units", file=err)
+          f"units" + ("" if compiler is None else f"; {compiler.summary()}"), file=err)
     err.flush()
+    if compiler is not None:
+        compiler.close()
     if worker.is_alive():
         os._exit(0)  # do not wait for the worker's current step
     return 0

@@ -219,6 +219,17 @@ class BeamRun:
         self.greedy_done = threading.Event()
         #: called in the worker thread before anything is compiled (tests inject a slow compile here)
         self.before_compile = None
+        #: the kernels compiled in other processes (``precompile.Precompiler``): each stage is waited for before
+        #: its first use (None: compiled here, on first use)
+        self.compiler = None
+
+    def _stage(self, name: str) -> bool:
+        """Wait for the kernels of stage ``name`` if another process compiles them; False when the time is up
+        (nothing is to be compiled here then)."""
+        if self.compiler is not None:
+            end = deadline(self.t0, self.seconds)
+            return self.compiler.wait(name, end) or end is None or time.perf_counter() < end
+        return True
 
     def run(self) -> None:
         from puzzlebatch.puzzles.hextris.model import load_phrases
@@ -237,8 +248,12 @@ class BeamRun:
                 if self.first_move_at is None:
                     self.first_move_at = time.perf_counter()
 
+            if not self._stage("greedy"):
+                return
             greedy.run(deadline(self.t0, self.seconds), on_chunk=first)
             entries = greedy.result().solutions
+            if not self._stage("score"):
+                return
             scores = score_solutions({p.id: p for p in self.problems}, entries, phrases, self.backend).scores
             with self._lock:
                 self._greedy = {(e["problemId"], e["seed"]): (e, s.total) for e, s in zip(entries, scores)}
@@ -254,6 +269,8 @@ class BeamRun:
                     if s.total > self._greedy[key][1]:
                         self._beam[key] = (s.entry, s.total)
 
+        if not self._stage("beam"):
+            return
         budget = None if self.seconds is None else max(0.1, 0.8 * self.seconds - (time.perf_counter() - self.t0))
         beam_play(self.problems, self.backend, phrases=phrases, seconds=budget, tag=self.tag, on_problem=on_problem,
                   megabytes=self.megabytes)

@@ -536,9 +536,11 @@ def games_for_memory(problem: Problem, backend: Backend, megabytes: float) -> in
 
 
 def _warm_up(problem: Problem, backend: Backend) -> None:
-    """Compile the kernels the player uses (numba compiles on first call) on one unit of one game."""
+    """Compile the kernels the player uses (numba compiles on first call) on one unit of one game: the narrowed
+    search's ``lockable`` too, so that it is never compiled inside a problem's share of the time."""
     sim = Playouts([problem], backend)
     g = sim.new_games(problem.source_seeds[:1])
+    sim.lockable(g)
     pl, _, n = sim.evaluate(g)
     if n[0]:
         sim.run_placements(g.take([0]), pl[:1, :1, :])
