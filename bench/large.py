@@ -1,7 +1,7 @@
 """Large boards: puzzlebatch against xcover, OR-Tools CP-SAT and the `polyomino` package, side by side.
 
     python bench/large.py                      # every section with the default sizes
-    python bench/large.py --sections strips    # strips | bands | cuts | bigcuts | gencuts
+    python bench/large.py --sections strips    # strips | bands | cuts | bigcuts | gencuts | regions
     python bench/large.py --timeout 60         # seconds allowed to each peer's run (killed after)
     python bench/large.py --peers xcover ortools polyomino   # which peers run in bands and cuts (all by default)
 
@@ -22,6 +22,9 @@ matrix and a C exact-cover solver, first solution, matrix building timed; not ru
 * bigcuts: the document's 55x121 and big squares, one cut each, solved back (not in the default sections).
 * gencuts: the compiled cut generator on 400x400 and 1000x1000, seeds 1..3, the piece file and HDF5 streamed out
   (not in the default sections).
+* regions: cuts of 400x400 and 1000x1000 (seeds 1..3) solved back region by region
+  (:mod:`puzzlebatch.runners.polyomino.regions`), validated, each in a fresh process (its peak memory);
+  ``--scheduler local:1`` / ``local:2`` runs the regions on a Dask cluster (not in the default sections).
 
 Timings are wall seconds on whatever machine runs it; run both sides in the same run (the ratio survives load).
 """
@@ -360,6 +363,69 @@ def gen_cuts(specs, seeds=(1, 2, 3), sizes=(4, 6)):
                   f"{statistics.median(write_s):.2f} s", flush=True)
 
 
+def _regions_child(w, h, seed, region, scheduler, q):
+    """One cut solved back region by region in a fresh process: (pieces, solve s, validate s, boxes, repairs,
+    peak MiB).  Warmed up (compiled, a small board solved) outside the timing."""
+    import resource
+
+    import numpy as np
+
+    from puzzlebatch.runners.engine.distributed import open_pool
+    from puzzlebatch.runners.polyomino import bigcut as BC
+    from puzzlebatch.runners.polyomino import regions as RG
+
+    cpu = select_backend("cpu")
+
+    def puzzle(w, h, seed):
+        cut = BC.cut_mask(np.ones((h, w), bool), 4, 6, seed)
+        return K.Cut((w, h), [cut.piece_cells(p) for p in range(cut.n_pieces)]).piece_objects()
+
+    RG.solve_regions(np.ones((40, 40), bool), puzzle(40, 40, 0), cpu, region=20)  # compile outside the timing
+    pieces = puzzle(w, h, seed)
+    pool = open_pool(scheduler, "cpu", 20.0) if scheduler else None
+    if pool is not None:  # warm the workers (each compiles or loads the rules) outside the timing
+        RG.solve_regions(np.ones((80, 80), bool), puzzle(80, 80, 0), cpu, region=20, pool=pool)
+        pool.work = pool.summary()
+    mask = np.ones((h, w), bool)
+    t0 = time.perf_counter()
+    r = RG.solve_regions(mask, pieces, cpu, seed=seed, region=region, pool=pool)
+    t1 = time.perf_counter()
+    ok = r.solved
+    if ok:
+        L.validate_tiling(pieces, w, h, RG.placements_of(r.labels), mask)
+    t2 = time.perf_counter()
+    if pool is not None:
+        pool.close()
+    q.put((len(pieces), t1 - t0, t2 - t1, r.boxes, r.repairs, ok,
+           resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024))
+
+
+def region_cuts(specs, seeds=(1, 2, 3), region=100, scheduler=None):
+    """Cuts solved back region by region (every core, or a Dask cluster), validated; medians of the seeds."""
+    import os
+
+    ctx = mp.get_context("spawn")
+    print(f"\n== random cuts (4..6) solved back in regions of {region}, seeds {list(seeds)}, "
+          f"{scheduler or 'this process, every core'}; load {os.getloadavg()[0]:.1f} ==", flush=True)
+    for spec in specs:
+        w, h = (int(v) for v in spec.split("x"))
+        rows = []
+        for seed in seeds:
+            q = ctx.Queue()
+            p = ctx.Process(target=_regions_child, args=(w, h, seed, region, scheduler, q))
+            p.start()
+            got = q.get()
+            p.join()
+            rows.append(got)
+            print(f"  {spec} seed {seed}: {got[0]} pieces, {got[3]} regions, {got[4]} repairs, "
+                  f"{'solved' if got[5] else 'NOT solved'} in {got[1]:.1f} s, validated in {got[2]:.1f} s, "
+                  f"peak {got[6]:.0f} MiB (load {os.getloadavg()[0]:.1f})", flush=True)
+        tot = [r[1] + r[2] for r in rows]
+        print(f"{spec}: solve + validate median {statistics.median(tot):.1f} s "
+              f"({[round(t, 1) for t in tot]}), peak memory median {statistics.median([r[6] for r in rows]):.0f} "
+              "MiB", flush=True)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sections", nargs="+", default=["strips", "bands", "cuts"])
@@ -372,6 +438,11 @@ def main(argv=None):
     ap.add_argument("--ortools-workers", type=int, default=1, help="CP-SAT num_workers")
     ap.add_argument("--big-cuts", nargs="+", default=["55x121", "100x100", "200x200"])
     ap.add_argument("--gen-cuts", nargs="+", default=["400x400", "1000x1000"], help="gencuts: boards to cut")
+    ap.add_argument("--region-cuts", nargs="+", default=["400x400", "1000x1000"],
+                    help="regions: boards solved back region by region")
+    ap.add_argument("--region", type=int, default=100, help="regions: side of a region")
+    ap.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3], help="regions: the cuts' seeds")
+    ap.add_argument("--scheduler", help="regions: a Dask cluster (local:N) instead of this process")
     args = ap.parse_args(argv)
     cpu = select_backend("cpu")
     print(f"machine: {cpu.device}")
@@ -386,6 +457,8 @@ def main(argv=None):
         big_cuts(cpu, args.big_cuts)
     if "gencuts" in args.sections:
         gen_cuts(args.gen_cuts)
+    if "regions" in args.sections:
+        region_cuts(args.region_cuts, args.seeds, args.region, args.scheduler)
 
 
 if __name__ == "__main__":

@@ -356,6 +356,8 @@ def main() -> int:
                     help="comma-separated numba thread counts to time puzzlebatch with, e.g. 1,2 (default: numba's)")
     ap.add_argument("--keep-dlx", type=Path, metavar="DIR", help="keep each case's dlx1 input as DIR/CASE.dlx")
     ap.add_argument("--backend", default="cpu")
+    ap.add_argument("--branch", default=None, choices=["bitboard", "first", "mrv", "enclosed", "auto"],
+                    help="our branching rule (default: what `polyomino count` runs without --branch)")
     ap.add_argument("--levels", type=int, default=0, help="also time the first solution of N generated levels")
     ap.add_argument("--heuristics", action="store_true", help="also compare the eight piece orderings")
     args = ap.parse_args()
@@ -379,7 +381,7 @@ def main() -> int:
         res = None
         if not args.no_ours:
             RP.warm_up(backend)  # compile every rule first
-            mode = RP.default_branch(pk)  # what `polyomino count` runs without --branch
+            mode = args.branch or RP.default_branch(pk)  # default: what `polyomino count` runs without --branch
             import numba
 
             threads = [int(t) for t in args.threads.split(",")] if args.threads else [None]
@@ -395,7 +397,7 @@ def main() -> int:
                     cpus.append(time.process_time() - c0)
                 row["threads"][str(nt or numba.get_num_threads())] = {
                     "wall_median_s": statistics.median(walls), "cpu_median_s": statistics.median(cpus)}
-            row.update({"solutions": res.solutions, "distinct": res.distinct, "nodes": res.nodes, "branch": mode,
+            row.update({"solutions": res.solutions, "distinct": res.distinct, "nodes": res.nodes, "branch": res.branch,
                         "puzzlebatch_wall_median_s": statistics.median(walls),
                         "puzzlebatch_cpu_median_s": statistics.median(cpus), "repeat": repeat})
         fix = fixed_piece(pk) if args.fix == "auto" or (args.fix == "large" and pk.board.n_cells > LARGE_CUBE) \

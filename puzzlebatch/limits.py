@@ -144,6 +144,7 @@ BUDGET = Range(int, 1, 1 << 62)  # nodes per work item per launch: an int64 in t
 REPAIR = Range(int, 0, 1 << 40)  # GA repair nodes / cubes taken out: held exactly in a float64 operator parameter
 WORK_ITEMS = Range(int, 1, 1 << 24)  # --batch-size, --frontier: work items held at once
 BEAM = Range(int, 1, 1 << 16)  # hex Tetris beam player: states kept per game, candidates per state
+REGION_SIDE = Range(int, 0, 1 << 16)  # polyomino cut --region: cells a side of a region (0: one search)
 POSITIVE_SECONDS = Range(float, 0.0, None, low_open=True)
 NON_NEGATIVE_SECONDS = Range(float, 0.0)
 PROBABILITY = Range(float, 0.0, 1.0)
@@ -200,6 +201,7 @@ seed = arg(SEED)
 budget = arg(BUDGET)
 work_items = arg(WORK_ITEMS)
 beam = arg(BEAM)
+region_side = arg(REGION_SIDE)
 positive_seconds = arg(POSITIVE_SECONDS)
 non_negative_seconds = arg(NON_NEGATIVE_SECONDS)
 probability = arg(PROBABILITY)

@@ -283,7 +283,7 @@ def test_auto_branch_measures_each_rule(cpu):
     pk = pack("6x5", "pentominoes")
     pk = P.build(pk.board, [p for p in pk.pieces if p.name in "FLNPUY"])
     mode, report = RP.choose_branch(pk.cover)
-    assert set(report) == {"first", "mrv", "enclosed"} and mode in report
+    assert set(report) == {"bitboard", "first", "mrv", "enclosed"} and mode in report
     assert all(r["estimated_nodes"] > 0 and r["predicted_seconds"] > 0 for r in report.values())
     assert RP.count_packing(pk, cpu, mode="auto").solutions == RP.count_packing(pk, cpu).solutions
     assert RP.count_packing(pk, cpu, mode="auto").branch in report  # timing decides: may differ run to run

@@ -163,7 +163,7 @@ def test_show_of_an_enumeration_without_solutions_is_one_line(tmp_path, capsys):
     assert len(err) == 1 and "stored no solution" in err[0]
 
 
-@pytest.mark.parametrize("method", ["band", "cut", "classes"])
+@pytest.mark.parametrize("method", ["band", "classes"])
 def test_png_is_refused_not_ignored_by_the_methods_that_do_not_draw(capsys, tmp_path, method):
     png = tmp_path / "x.png"
     board = ["--board", "60x60", "--pieces", "dominoes", "--unlimited"] if method == "band" else \
@@ -171,6 +171,14 @@ def test_png_is_refused_not_ignored_by_the_methods_that_do_not_draw(capsys, tmp_
     code, _, err = run_cli(capsys, "polyomino", "solve", *board, "--method", method, "--png", str(png))
     assert code == 2 and f"--png: --method {method}" in err and len(err.strip().splitlines()) == 1
     assert not png.exists()
+
+
+def test_png_of_a_cut_solve_is_drawn(capsys, tmp_path):
+    png = tmp_path / "cut.png"
+    code, _, err = run_cli(capsys, "polyomino", "solve", "--board", "6x10", "--pieces", "pentominoes", "--method",
+                           "cut", "--png", str(png))
+    assert code == 0, err
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 @pytest.mark.parametrize("option, method", [

@@ -10,7 +10,7 @@ import time
 import numpy as np
 import pytest
 
-from tests.test_web_browser import WAIT_MS, browser, shot  # noqa: F401  (browser: a fixture)
+from tests.test_web_browser import WAIT_MS, browser, shot, wait_outcome  # noqa: F401  (browser: a fixture)
 
 pytest.importorskip("fastapi", reason="the web extra is not installed")
 
@@ -128,3 +128,117 @@ def test_warming_line_goes_away(page, served, tmp_path):
     page.wait_for_selector("#server-status:has-text('workers ready 1/1')")
     page.wait_for_selector("#warming", state="hidden")
     assert page.evaluate("fetch('/favicon.ico').then(r => r.status)") == 200
+
+
+def _palette(page) -> list[str]:
+    page.wait_for_selector("#ws-palette .piece")
+    return page.eval_on_selector_all("#ws-palette .piece", "els => els.map((e) => e.dataset.piece)")
+
+
+def _pick(page, name: str) -> None:
+    page.dispatch_event(f"#ws-palette .piece[data-piece='{name}']", "pointerdown")
+    page.wait_for_selector(f"#ws-palette .piece.selected[data-piece='{name}']")
+
+
+def _cell(page, at: str):
+    return page.locator(f"#ws-boards rect.cell[data-cell='{at}']")
+
+
+def test_clicking_a_placed_piece_with_another_in_hand_does_not_swap(page, served, tmp_path):
+    url, _ = served
+    page.goto(url + "/#workshop")
+    page.wait_for_selector("#ws-boards svg rect.cell")
+    a, b = _palette(page)[:2]
+    _pick(page, a)
+    _cell(page, "4,0").click()  # the anchor cell of a piece of 4 columns at most either side, on 11x5
+    assert _cell(page, "4,0").get_attribute("data-owner") == a
+    owned = page.eval_on_selector_all(f"#ws-boards rect.cell[data-owner='{a}']",
+                                      "els => els.map((e) => e.dataset.cell)")
+    _pick(page, b)
+    _cell(page, "4,0").click()
+    page.wait_for_selector("#ws-message.error")
+    message = page.inner_text("#ws-message")
+    assert f"{a} is placed there" in message and b in message, message
+    # nothing moved: the placed piece lies where it was, the other one is still the one in hand
+    assert page.eval_on_selector_all(f"#ws-boards rect.cell[data-owner='{a}']",
+                                     "els => els.map((e) => e.dataset.cell)") == owned
+    assert page.locator(f"#ws-boards rect.cell[data-owner='{b}']").count() == 0
+    assert page.locator(f"#ws-palette .piece.selected[data-piece='{b}']").count() == 1
+    shot(page, tmp_path, "hostile-no-swap")
+    # with nothing in hand (Esc drops it), clicking the placed piece picks it up: the way to move a piece
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#ws-palette .piece.selected", state="detached")
+    _cell(page, "4,0").click()
+    page.wait_for_selector(f"#ws-palette .piece.selected[data-piece='{a}']")
+    assert page.locator(f"#ws-boards rect.cell[data-owner='{a}']").count() == 0
+
+
+def _hover(page, at: str) -> None:
+    box = _cell(page, at).bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+
+
+def _pixel(page, at: str) -> tuple:
+    """The colour near the top middle of a cell (inside a ghost's outline, off its cross), as drawn."""
+    import io
+
+    from PIL import Image
+
+    box = _cell(page, at).bounding_box()
+    x, y = int(box["x"] + box["width"] * 0.5), int(box["y"] + box["height"] * 0.25)
+    png = page.screenshot(clip={"x": x, "y": y, "width": 1, "height": 1})
+    return Image.open(io.BytesIO(png)).convert("RGB").getpixel((0, 0))
+
+
+def test_the_doesnt_fit_ghost_is_not_a_piece(page, served, tmp_path):
+    url, _ = served
+    page.goto(url + "/#workshop")
+    page.wait_for_selector("#ws-boards svg rect.cell")
+    names = _palette(page)
+    _pick(page, names[0])
+    _cell(page, "4,0").click()  # a placed piece, to compare with
+    placed = _pixel(page, "4,0")
+    _pick(page, names[1])
+    _hover(page, "10,4")  # the bottom-right corner: any piece of more than one cell reaches past the board
+    page.wait_for_selector("#ws-boards .ghost-bad")
+    bad = page.eval_on_selector_all("#ws-boards rect.ghost-bad",
+                                    "els => els.map((e) => [e.getAttribute('fill'), e.dataset.dash || "
+                                    "e.getAttribute('stroke-dasharray')])")
+    assert bad and all(fill == "none" and dash for fill, dash in bad), bad  # an outline, dashed: never filled
+    assert page.locator("#ws-boards path.ghost").count() == len(bad)  # each crossed out
+    shot(page, tmp_path, "hostile-ghost-bad")
+    corner = _pixel(page, "10,4")
+    colours = page.eval_on_selector_all("#ws-palette .piece rect",
+                                        "els => [...new Set(els.map((e) => e.getAttribute('fill')))]")
+    assert corner[0] > 200 and corner[1] > 200 and corner[2] > 200, corner  # the empty cell shows through
+    assert abs(sum(corner) - sum(placed)) > 60, (corner, placed, colours)  # unlike the placed piece
+    _hover(page, "0,3")  # left of the placed piece, two rows from the bottom: room for any piece of this set
+    page.wait_for_selector("#ws-boards .ghost-bad", state="detached")
+    good = page.eval_on_selector_all("#ws-boards rect.ghost", "els => els.map((e) => e.getAttribute('fill'))")
+    assert good and set(good) == {"#2457c5"} and "#2457c5" not in colours  # a fitting ghost: one blue, no piece's
+    shot(page, tmp_path, "hostile-ghost-good")
+
+
+def test_a_replay_from_results_names_its_own_problem(page, served, tmp_path):
+    url, _ = served
+    from puzzlebatch.results.store import ResultsStore
+
+    with ResultsStore(served[1].results_dir / "hex.h5", "r") as st:
+        items = st.run(st.run_ids()[0]).items()
+    pid, seed = int(items["problemId"][0]), int(items["seed"][0])
+    page.goto(url + "/#replay")
+    page.wait_for_selector("#rp-problem option", state="attached")
+    other = next(v for v in page.eval_on_selector_all("#rp-problem option", "els => els.map((e) => e.value)")
+                 if v != str(pid))
+    page.select_option("#rp-problem", other)  # the toolbar shows another problem before the replay is opened
+    page.goto(url + "/#results")
+    page.click("#rs-files li")
+    page.wait_for_selector("#rs-runs tr.selectable")
+    page.locator("#rs-runs tr.selectable").first.click()
+    page.wait_for_selector("#rs-drawing a")
+    page.click("#rs-drawing a")
+    wait_outcome(page, f"body[data-replay-loaded='{pid}:{seed}']", "#rp-message.error")  # the server replays it
+    assert page.input_value("#rp-problem") == str(pid) and page.input_value("#rp-seed") == str(seed)
+    assert page.input_value("#rp-source") == "results"  # not "reference solution", left from before
+    assert page.inner_text("#rp-message").startswith(f"Problem {pid} seed {seed}")
+    shot(page, tmp_path, "hostile-replay-from-results")

@@ -183,6 +183,9 @@ class PolyominoSolution(Result):
         ``band``: the band heights stacked, the pieces placed, the profile graphs' time.
     seed
         ``band``, ``cut``: the random seed.
+    regions, regions_done, repairs, region_size
+        ``cut`` on a large board: the regions solved as independent work items, those tiled, the repairs where
+        they meet (a region tiled again with a neighbour), and a region's box (width, height).
     picture, text
         The picture drawn (``png``) and the letters file written (``text``), if asked for.
     out, run_id
@@ -208,6 +211,10 @@ class PolyominoSolution(Result):
     n_placements: int | None = None
     graph_seconds: float | None = None
     seed: int | None = None
+    regions: int | None = None
+    regions_done: int | None = None
+    repairs: int | None = None
+    region_size: list[int] | None = None
     picture: str | None = None
     text: str | None = None
     out: str | None = None
@@ -509,8 +516,10 @@ def count(board: str | Path | P.Board | None, pieces: str | Path | Sequence[S.Pi
     exact
         ``transfer``: ``"crt"`` (residues on the backend), ``"bigint"`` (CPU) or ``"auto"`` (crt on CUDA).
     branch
-        ``"first"`` (first empty cell; the default on flat boards), ``"mrv"`` (most constrained; the default on
-        solid boards of over 32 cells), ``"enclosed"`` or ``"auto"`` (predicted fastest).
+        ``"bitboard"`` (first empty cell on a one-word bitboard: boards of at most 64 cells, each piece once; the
+        default where it applies, except solid boards of over 32 cells), ``"first"`` (first empty cell, any
+        board; the default where the bitboard does not apply), ``"mrv"`` (most constrained; the default on solid
+        boards of over 32 cells), ``"enclosed"`` or ``"auto"`` (predicted fastest).
     prune
         Run the dead-region (subset-sum) test.
     verify
@@ -564,7 +573,8 @@ def count(board: str | Path | P.Board | None, pieces: str | Path | Sequence[S.Pi
     stores = opts.out is not None or (True if opts.keep is None else opts.keep)
     names = [p.name for p in pk.pieces]
     with Session(opts, "polyomino", verb, params, be, keep=True, label=f"polyomino {verb} {pk.board.label}",
-                 describe="this board and pieces", instances=RP.problem_arrays(pk) if stores else None) as s:
+                 describe="this board and pieces", instances=RP.problem_arrays(pk) if stores else None,
+                 sort_rows=all) as s:
         ids = T.option_dtype(pk)
         sink = (lambda rows: s.append_items(solution=rows.astype(ids))) if all else None
         res, rest, totals = RP.count_packing_run(pk, be, branch, prune, settings, distinct, on_batch=s.on_batch,
@@ -644,8 +654,8 @@ def _wants_cut(board, pieces, level, unlimited, copies, mirror) -> bool:
 
 
 #: the options of ``solve`` that one method reads and the others would ignore (so they refuse them)
-_METHOD_OPTIONS = (("scheduler", "--scheduler", ("search",)), ("out", "--out", ("search",)),
-                   ("png", "--png", ("search",)), ("text", "--text", ("band",)),
+_METHOD_OPTIONS = (("scheduler", "--scheduler", ("search", "cut")), ("out", "--out", ("search", "cut")),
+                   ("png", "--png", ("search", "cut")), ("text", "--text", ("band",)),
                    ("band_heights", "--band-heights", ("band",)), ("time_limit", "--time-limit", ("cut",)))
 
 
@@ -703,7 +713,7 @@ def solve(board: str | Path | P.Board | None, pieces: str | Path | Sequence[S.Pi
           band_heights: str | Sequence[int] | None = None, backend: str | Backend = "auto",
           out: str | Path | None = None, scheduler: str | None = None, png: str | Path | None = None,
           text: str | Path | None = None, settings: SearchSettings | None = None,
-          options: RunOptions | None = None) -> PolyominoSolution:
+          options: RunOptions | None = None, region: int | None = None) -> PolyominoSolution:
     """One packing of ``pieces`` on ``board``, or none.
 
     Parameters
@@ -732,11 +742,17 @@ def solve(board: str | Path | P.Board | None, pieces: str | Path | Sequence[S.Pi
     scheduler
         ``search``: search on a Dask cluster.
     png
-        ``search``: draw the solution (``.png`` or ``.svg``).
+        ``search``: draw the solution (``.png`` or ``.svg``); ``cut``: a picture of a large tiling (an overview
+        of the whole board and a window at full scale, ``.png``).
     text
         ``band``: write the tiling as letters to this file.
     settings, options
-        The batch DFS's knobs and the run's options.
+        The batch DFS's knobs and the run's options (``cut`` on a large board: ``out``, ``resume``, ``scheduler``).
+    region
+        ``cut``: the side of the regions a large board is split into (solved as independent work items, repaired
+        where they meet); None: regions of :data:`puzzlebatch.runners.polyomino.regions.REGION` cells a side on
+        boards of at least :data:`puzzlebatch.runners.polyomino.regions.REGION_AUTO_CELLS` cells, one search
+        below; 0: one search.
 
     Returns
     -------
@@ -755,7 +771,7 @@ def solve(board: str | Path | P.Board | None, pieces: str | Path | Sequence[S.Pi
         return _solve_band(board, pieces, **problem, seed=seed, band_heights=band_heights, text=text, opts=opts)
     if chosen in ("classes", "cut"):
         return _solve_once(chosen, board, pieces, **problem, branch=branch, seed=seed, time_limit=time_limit,
-                           backend=backend, opts=opts)
+                           backend=backend, opts=opts, region=region, png=png)
     return _solve_search(board, pieces, **problem, branch=branch, prune=prune, heuristic=heuristic,
                          backend=backend, png=png, settings=settings, opts=opts)
 
@@ -849,7 +865,7 @@ def _solve_band(board, pieces, *, level, unlimited, copies, mirror, seed, band_h
 
 
 def _solve_once(method, board, pieces, *, level, unlimited, copies, mirror, branch, seed, time_limit, backend,
-                opts: RunOptions) -> PolyominoSolution:
+                opts: RunOptions, region: int | None = None, png=None) -> PolyominoSolution:
     """``classes`` and ``cut``: each piece once on a flat board."""
     from puzzlebatch.runners.polyomino import letters as T
 
@@ -877,6 +893,16 @@ def _solve_once(method, board, pieces, *, level, unlimited, copies, mirror, bran
         seed = limits.check_value("--seed", seed, limits.SEED)
         if time_limit is not None:
             time_limit = limits.check_value("--time-limit", time_limit, limits.POSITIVE_SECONDS)
+        from puzzlebatch.runners.polyomino import regions as RG
+
+        if region is not None:
+            region = limits.check_value("--region", region, limits.REGION_SIDE)
+        if region or (region is None and b.n_cells >= RG.REGION_AUTO_CELLS):
+            return _solve_regions(b, ps, seed=seed, time_limit=time_limit, backend=backend, opts=opts,
+                                  region=region or RG.REGION, png=png, board_name=_name(board))
+        if opts.out is not None or opts.scheduler is not None or opts.resume:
+            raise PuzzleInputError("--out, --resume, --scheduler: --method cut reads them on boards solved region "
+                                   f"by region (at least {RG.REGION_AUTO_CELLS:,} cells, or --region N)")
         be = backend_of(backend)
         progress = _progress(opts, f"polyomino solve {_name(board)} (cut, {len(ps)} pieces)", "round")
         try:
@@ -885,11 +911,97 @@ def _solve_once(method, board, pieces, *, level, unlimited, copies, mirror, bran
         finally:
             progress.close()
         extra = dict(restarts=res.rounds, proved_none=res.proved_none, seed=seed)
+        if png and res.solved:
+            from puzzlebatch.results.large_pictures import draw_labels
+
+            import numpy as np
+
+            labels = np.zeros((b.size[1], b.size[0]), np.int32)
+            for n, (_k, cells) in enumerate(res.placements):
+                for x, y in cells:
+                    labels[y, x] = n
+            extra["picture"] = str(draw_labels(labels, png))
     return PolyominoSolution(solved=res.solved, placements=T.pieces_json(ps, res.placements), **common,
                              nodes=int(res.nodes), seconds=res.seconds, backend=res.backend, device=be.device,
                              validated=bool(res.solved), classes=res.classes, **extra,
                              letters=T.flat_grid(b.size, res.placements, P.GLYPHS, b.playable) if res.solved
                              else None)
+
+
+def _pieces_digest(ps) -> str:
+    """A digest of the pieces (names, cells, turns): a resumed solve must have the very same pieces."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for p in ps:
+        h.update(f"{p.name}:{p.turns}:{sorted(p.cells)};".encode())
+    return h.hexdigest()[:32]
+
+
+def _solve_regions(b, ps, *, seed, time_limit, backend, opts: RunOptions, region: int, png,
+                   board_name: str) -> PolyominoSolution:
+    """``cut`` on a large board: regions solved as independent work items (the Session: progress with the time
+    left, checkpoints, Ctrl-C, ``resume``, a Dask pool), validated from scratch."""
+    import numpy as np
+
+    from puzzlebatch.runners.polyomino import large as L
+    from puzzlebatch.runners.polyomino import letters as T
+    from puzzlebatch.runners.polyomino import regions as RG
+
+    w, h = b.size
+    limits.check_memory(RG.memory_bytes(w, h, len(ps), region), f"--method cut: a {w}x{h} board in regions")
+    mask = np.zeros((h, w), bool)
+    xy = np.array(sorted(b.playable), np.int64).reshape(-1, 2)
+    mask[xy[:, 1], xy[:, 0]] = True
+    be = backend_of(backend)
+    params = {"board": _size_text(b.size), "cells": int(b.n_cells), "pieces": _pieces_digest(ps), "seed": seed,
+              "region": region, "method": "cut"}
+    label = f"polyomino solve {board_name} (cut, {len(ps)} pieces, regions)"
+    with Session(opts, "polyomino", "solve", params, be, keep=False, label=label, pool=True) as s:
+        labels = done = comp = None
+        if s.restored is not None:
+            arrays, _ = s.restored
+            try:
+                labels, done, comp = arrays["labels"], arrays["done"], arrays["comp"]
+            except KeyError as exc:
+                raise PuzzleInputError(f"--resume: {s.out}: the checkpoint has no {exc}") from None
+        bar = s.progress(label, unit="region")
+
+        def progress(k: int, n: int) -> None:
+            bar.total = n
+            bar.n = k
+            bar.refresh()
+
+        def checkpoint(lab, dn, cp) -> None:
+            s.checkpoint({"labels": lab.copy(), "done": dn.copy(), "comp": cp.copy()}, {"regions": int(len(dn))})
+
+        res = RG.solve_regions(mask, ps, be, seed=seed, region=region, time_limit=time_limit, pool=s.pool,
+                               labels=labels, done=done, comp=comp, on_progress=progress, on_checkpoint=checkpoint)
+        placements = RG.placements_of(res.labels) if res.solved else []
+        if res.solved:
+            L.validate_tiling(ps, w, h, placements, mask)
+            s.append_items(labels=res.labels[None])
+        else:  # out of time: what is tiled stays in the checkpoint, for --resume
+            s.checkpoint({"labels": res.labels, "done": res.done, "comp": res.comp}, {"regions": res.boxes},
+                         force=True)
+        seconds = s.seconds()
+        stored = s.finish({"solved": res.solved, "nodes": int(res.nodes), "seconds": seconds,
+                           "board": _size_text(b.size), "regions": res.boxes, "regions_done": int(res.done.sum()),
+                           "repairs": res.repairs, "backend": res.backend}, complete=res.solved, seconds=seconds)
+    picture = None
+    if png and res.solved:
+        from puzzlebatch.results.large_pictures import draw_labels
+
+        picture = str(draw_labels(res.labels, png))
+    return PolyominoSolution(solved=res.solved, placements=T.pieces_json(ps, placements), board=_size_text(b.size),
+                             pieces=[p.name for p in ps], method="cut", nodes=int(res.nodes), seconds=seconds,
+                             backend=res.backend, device=be.device, validated=res.solved, classes=None,
+                             restarts=res.rounds, proved_none=False, seed=seed, regions=res.boxes,
+                             regions_done=int(res.done.sum()), repairs=res.repairs,
+                             region_size=list(res.box_size), out=stored["out"], run_id=stored["run_id"],
+                             picture=picture,
+                             letters=T.flat_grid(b.size, placements, P.GLYPHS, b.playable)
+                             if res.solved and w * h <= 20000 else None)
 
 
 # -- generate: random-cut puzzles ----------------------------------------------------------------------------------

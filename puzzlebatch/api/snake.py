@@ -153,7 +153,7 @@ def count(chain: str | Chain = SOURCE_CHAIN, box: str | Box | None = None, *, ba
     with Session(opts, "snake", "count", _params(chain, box, settings, all), be,
                  same_problem=lambda p: p.get("chain") == chain.letters and p.get("box") == str(box)
                  and bool(p.get("all")) == all, label=f"snake count {box}", describe=f"{chain.letters} in {box}",
-                 series="embeddings", instances=instances) as s:
+                 series="embeddings", instances=instances, sort_rows=all) as s:
         cell_dtype = np.int16 if box.volume < 2**15 else np.int32
 
         def store_rows(cells, weights):

@@ -248,7 +248,7 @@ def packing_figure(pk, placements, *, title: str | None = None):
     owner = np.full((d, h, w), -1, np.int64)
     pre = np.zeros((d, h, w), bool)
     pieces = [(k, c, True) for k, c in pk.preplaced] + [(k, c, False) for k, c in placements]
-    for n, (k, cells, is_pre) in enumerate(pieces):
+    for n, (_k, cells, is_pre) in enumerate(pieces):
         for c in cells:
             x, y = int(c[0]), int(c[1])
             z = int(c[2]) if board.dim == 3 else 0

@@ -91,9 +91,13 @@ class Run:
 
     @transaction
     def finish(self, status: str = "done", seconds: float | None = None, compile_seconds: float | None = None,
-               result: dict | None = None) -> None:
+               result: dict | None = None, sort_rows: bool = False) -> None:
         """Mark the run finished now with ``status``, with ``result`` if given, in one transaction (a crash leaves
         the run as it was, or finished with its result).
+
+        ``sort_rows`` puts the committed item rows in a canonical order first, in the same transaction (see
+        :meth:`_sort_rows`): rows found in an order that depends on how the work was cut (``--all`` of a count)
+        are then stored in the same order by every run of the problem.
 
         Records ``seconds`` (the work, compiling excluded: the caller's measure, else the time since this process
         opened the run less its compiling) and ``compile_seconds`` (numba compiling, added up over every process
@@ -101,6 +105,8 @@ class Run:
         """
         if status not in STATUSES:
             raise ValueError(f"status must be one of {STATUSES}, got {status!r}")
+        if sort_rows:
+            self._sort_rows()
         if result is not None:
             self._group.attrs["result_json"] = dumps(result)
         self._group.attrs["finished"] = utc_now()
@@ -112,6 +118,31 @@ class Run:
             self._group.attrs[key] = np.int64(int(self._group.attrs.get(key, 0)) + value)
         self._transfers_start = transfers.snapshot()
         self._group.attrs["status"] = status
+
+    def _sort_rows(self) -> None:
+        """Rewrite the committed item rows in lexicographic order of their values (the columns in creation order,
+        each row's elements in order); the attribute ``row_order`` says ``"sorted"``.
+
+        Rows that would not fit in memory twice over (:data:`puzzlebatch.limits.MEMORY`) keep the order they were
+        found in, and ``row_order`` says ``"found"``; so do string columns (none of the counts stores one)."""
+        from puzzlebatch.limits import MEMORY
+
+        items = self._group.get("items")
+        if items is None or not len(items):
+            return
+        n = self._readable_rows(items)
+        row_bytes = sum(ds.dtype.itemsize * int(np.prod(ds.shape[1:], dtype=np.int64)) for ds in items.values())
+        if any(h5py.check_string_dtype(ds.dtype) is not None for ds in items.values()) or \
+                3 * n * row_bytes + 8 * n > MEMORY.value:
+            self._group.attrs["row_order"] = "found"
+            return
+        columns = {name: ds[:n] for name, ds in items.items()}
+        keys = [col for arr in columns.values() for col in arr.reshape(n, -1).T]
+        order = np.lexsort(keys[::-1]) if keys and n > 1 else np.arange(n)
+        if np.any(order != np.arange(n)):
+            for name, ds in items.items():
+                ds[:n] = columns[name][order]
+        self._group.attrs["row_order"] = "sorted"
 
     # -- instances
 

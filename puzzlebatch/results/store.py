@@ -162,8 +162,8 @@ class ResultsStore:
             failed = self._io.failed if self._io is not None else None
             self.close()
             if failed is not None:
-                raise PuzzleInputError(f"{self.path}: cannot write ({one_line_reason(failed)}); the file keeps its last "
-                                       "commit") from None
+                raise PuzzleInputError(f"{self.path}: cannot write ({one_line_reason(failed)}); the file keeps its "
+                                       "last commit") from None
             if isinstance(exc, (OSError, RuntimeError, KeyError)):
                 raise PuzzleInputError(f"{self.path}: damaged results file ({one_line_reason(exc)})") from None
             raise

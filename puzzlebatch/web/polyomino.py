@@ -222,8 +222,13 @@ def count_task(params: dict, ctx: Context) -> dict:
     t0 = time.perf_counter()
 
     def on_batch(front, totals) -> None:
+        from puzzlebatch.runners.engine.progress import eta_seconds
+
+        seconds = time.perf_counter() - t0
+        eta = eta_seconds(totals.done, 0.0, seconds)
         ctx.progress({"classes": int(totals.count), "nodes": int(totals.nodes), "items_left": len(front),
-                      "batches": int(totals.batches), "seconds": round(time.perf_counter() - t0, 2)})
+                      "batches": int(totals.batches), "seconds": round(seconds, 2),
+                      "done": round(float(totals.done), 4), "eta_seconds": None if eta is None else round(eta, 1)})
         ctx.check()
 
     res, _, _ = RP.count_packing_run(pk, backend, on_batch=on_batch)

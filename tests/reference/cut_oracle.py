@@ -47,3 +47,40 @@ def pieces_from_labels(labels):
             if v >= 0:
                 out.setdefault(int(v), []).append((x, y))
     return [out[k] for k in sorted(out)]
+
+
+def _canonical(cells):
+    """The smallest normalised sorted cell tuple over the eight turns and reflections (its own maps)."""
+    best = None
+    for sx, sy, swap in ((1, 1, 0), (-1, 1, 0), (1, -1, 0), (-1, -1, 0), (1, 1, 1), (-1, 1, 1), (1, -1, 1),
+                         (-1, -1, 1)):
+        pts = [((y, x) if swap else (x, y)) for x, y in cells]
+        pts = [(sx * x, sy * y) for x, y in pts]
+        mx = min(p[0] for p in pts)
+        my = min(p[1] for p in pts)
+        key = tuple(sorted((x - mx, y - my) for x, y in pts))
+        if best is None or key < best:
+            best = key
+    return best
+
+
+def check_solution(mask, shapes, labels):
+    """A solved-back cut puzzle checked from its label grid (``labels[y][x]`` = the input piece on that cell,
+    negative = uncovered): every board cell covered once and nothing else, every input piece used exactly once,
+    each as a turned or reflected copy of its shape (``shapes[i]``: its cells).  Raises AssertionError."""
+    h = len(mask)
+    w = len(mask[0]) if h else 0
+    got = {}
+    for y in range(h):
+        for x in range(w):
+            v = int(labels[y][x])
+            if mask[y][x]:
+                assert v >= 0, f"board cell {(x, y)} not covered"
+                assert v < len(shapes), f"cell {(x, y)} holds piece {v}, not an input piece"
+                got.setdefault(v, []).append((x, y))
+            else:
+                assert v < 0, f"cell {(x, y)} is not a board cell but holds piece {v}"
+    assert len(got) == len(shapes), f"{len(shapes) - len(got)} input pieces not used"
+    for i, cells in got.items():
+        assert _connected(cells), f"piece {i} is placed in parts"
+        assert _canonical(cells) == _canonical(shapes[i]), f"piece {i} placed as another shape"

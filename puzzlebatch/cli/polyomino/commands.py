@@ -70,7 +70,7 @@ def run_solve(args) -> int:
     r = api.solve(args.board, args.pieces, **problem(args), method=args.method, branch=args.branch,
                   prune=not args.no_prune, heuristic=args.heuristic, seed=args.seed, time_limit=args.time_limit,
                   band_heights=args.band_heights, backend=args.backend, png=args.png, text=args.text,
-                  settings=settings(args), options=run_options(args))
+                  settings=settings(args), options=run_options(args), region=args.region)
     note_pieces_left_out(args)  # after the solve: a problem it refuses is said in one line
     if args.json:
         print_json(r.to_dict())
@@ -274,11 +274,15 @@ def _problem_args(p, board_default: str | None = None) -> None:
 
 def _search_args(p) -> None:
     add_backend_argument(p)
-    p.add_argument("--branch", choices=["first", "mrv", "enclosed", "auto"], default=None,
-                   help="branch on the first empty cell (the default on flat boards), the most constrained item, "
-                        "cell or piece, with incremental counts (mrv: the default on solid boards), the empty cell "
-                        "with fewest empty neighbours (enclosed), or the one predicted fastest on this instance "
-                        "(auto: Knuth's tree-size estimate x time per node)")
+    p.add_argument("--branch", choices=["bitboard", "first", "mrv", "enclosed", "auto"], default=None,
+                   help="bitboard: the first empty cell on a one-word bitboard (boards of at most 64 cells, each "
+                        "piece once: pentomino rectangles, IQ Puzzler Pro, Soma; the fastest there and the default "
+                        "where it applies, except solid boards of over 32 cells); first: the first empty cell on "
+                        "any board (the default where the bitboard does not apply); mrv: the most constrained "
+                        "item, cell or piece, with incremental counts (the default on solid boards of over 32 "
+                        "cells, e.g. Bedlam, where the first cell does not finish); enclosed: the empty cell "
+                        "with fewest empty neighbours; auto: the one predicted fastest on this instance (Knuth's "
+                        "tree-size estimate x time per node)")
     p.add_argument("--no-prune", action="store_true", help="skip the dead-region (subset-sum) test")
     add_search_arguments(p)
     p.add_argument("--json", action="store_true", help="print one JSON document")

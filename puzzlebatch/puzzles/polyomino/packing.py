@@ -409,35 +409,45 @@ def break_symmetry(pk: Packing, syms: Sequence[Symmetry], img: OptionImages) -> 
     idx_pos = np.full(len(groups), -1, np.int64)
     idx_pos[fixed_opts] = np.arange(len(fixed_opts))
 
-    def recurse(fixed: list[int], H: list[int]):
+    # which symmetries keep each piece used once; a piece's images are computed the first time it is chosen
+    images = img.img
+    ensured: set[int] = set()
+    once_arr = np.asarray(once, np.int64)
+    keeps = np.stack([sym.pieces for sym in syms])[:, once_arr] == once_arr[None, :]  # (symmetries, once)
+
+    def recurse(fixed: list[int], H: list[int], occ: np.ndarray):
         if len(H) == 1:
             leaves.append(Leaf(fixed, H))
             return
         used_groups = {ec.option_group[o] for o in fixed}
-        allowed = [g for g in once if g not in used_groups and all(syms[h].pieces[g] == g for h in H)]
+        kept = keeps[H].all(axis=0).tolist()
+        allowed = [g for g, k in zip(once, kept) if k and g not in used_groups]
         if not allowed:
             leaves.append(Leaf(fixed, H))
             return
         # the candidates of every allowed piece at once: its options that miss the cells already taken
-        free = ~(once_words & np.bitwise_or.reduce(words[fixed], axis=0)).any(axis=1) if fixed \
-            else np.ones(len(fixed_opts), bool)
+        free = ~(once_words & occ).any(axis=1)
         counts = np.bincount(fixed_group[free], minlength=n_groups)
         g = min(allowed, key=lambda a: counts[a])  # the fewest candidates (the first of them on ties)
         idx = by_group.get(g, np.zeros(0, np.int64))
         cand = idx[free[idx_pos[idx]]] if len(idx) else idx
         if not len(cand):
             return
-        orbits = img[np.ix_(H, cand)]  # (|H|, candidates)
+        if g not in ensured:
+            img.ensure(idx)
+            ensured.add(g)
+        orbits = images[H][:, cand]  # (|H|, candidates)
         is_rep = orbits.min(axis=0) == cand
         fixes = orbits == cand[None, :]
-        for k in np.flatnonzero(is_rep):
-            stab = [h for h, f in zip(H, fixes[:, k]) if f]
-            if len(stab) == 1:
-                leaves.append(Leaf(fixed + [int(cand[k])], stab))
+        reps = np.flatnonzero(is_rep)
+        n_fix = fixes[:, reps].sum(axis=0).tolist()
+        for k, c, n in zip(reps.tolist(), cand[reps].tolist(), n_fix):
+            if n == 1:  # only the identity (always first in H) keeps this placement
+                leaves.append(Leaf(fixed + [c], [H[0]]))
             else:
-                recurse(fixed + [int(cand[k])], stab)
+                recurse(fixed + [c], [h for h, f in zip(H, fixes[:, k].tolist()) if f], occ | words[c])
 
-    recurse([], list(range(len(syms))))
+    recurse([], list(range(len(syms))), np.zeros(nw, words.dtype))
     return leaves
 
 

@@ -260,6 +260,7 @@ def parse_pieces(text: str, source: str = "<pieces>", origin: str = "") -> list[
     ``rotations``.
     """
     pieces: list[Piece] = []
+    names: set[str] = set()  # a set, not a scan of the pieces read: files of 200,000 pieces are read in seconds
     current: tuple[str, str, int, list[str], int] | None = None  # name, opts, line, drawing lines, inline?
 
     def finish():
@@ -273,8 +274,9 @@ def parse_pieces(text: str, source: str = "<pieces>", origin: str = "") -> list[
         turns, count = _parse_opts(opts, where, None)
         dim = len(next(iter(cells)))
         piece = Piece(name, cells, turns or ("free" if dim == 2 else "rotations"), count, origin)
-        if any(p.name == name for p in pieces):
+        if name in names:
             raise PuzzleInputError(f"{where}: piece name {name} is used twice")
+        names.add(name)
         pieces.append(piece)
 
     for lineno, raw in enumerate(text.splitlines(), 1):
@@ -378,6 +380,7 @@ def load_pieces(spec: str, unlimited: bool = False, mirror: bool | None = None,
     ``mirror`` True/False overrides free/rotations for every piece.
     """
     pieces: list[Piece] = []
+    names: set[str] = set()
     for part in spec.split("+"):
         part = part.strip()
         path = Path(part)
@@ -390,8 +393,9 @@ def load_pieces(spec: str, unlimited: bool = False, mirror: bool | None = None,
         else:
             got = named_set(part)
         for p in got:
-            if any(q.name == p.name for q in pieces):
+            if p.name in names:
                 raise PuzzleInputError(f"--pieces: piece name {p.name} appears in two sets")
+            names.add(p.name)
             pieces.append(p)
     return with_options(pieces, unlimited, mirror, count)
 

@@ -78,9 +78,36 @@ class SearchTotals:
     batches: int = 0
     items: int = 0
     solutions: list[np.ndarray] = field(default_factory=list)
+    done: float = 0.0  # an estimate of the share of the tree searched, 0 to 1 (see :func:`spread`)
 
     def meta(self) -> dict:
-        return {"count": self.count, "nodes": self.nodes, "batches": self.batches, "items": self.items}
+        return {"count": self.count, "nodes": self.nodes, "batches": self.batches, "items": self.items,
+                "done": self.done}
+
+
+def spread(total: float, depths: np.ndarray) -> np.ndarray:
+    """``total`` (a share of the whole tree) divided among work items, halving with each level an item lies
+    deeper than the shallowest: a deeper item is a smaller subtree.
+
+    The estimate of progress (:attr:`SearchTotals.done`) follows the shares: the frontier shares out what is left
+    when a count starts or resumes; an item that finishes adds its share to ``done``; an item stopped by its
+    budget hands its share on to the items it is split into (a stopped item split into nothing adds it to
+    ``done``).  ``done`` only grows and is 1 when the frontier is empty; how close it is to the share of the
+    nodes searched depends on how balanced the tree is (an estimate, not a bound)."""
+    if not len(depths):
+        return np.zeros(0)
+    w = np.exp2(-(depths.astype(np.float64) - float(depths.min())))
+    return float(total) * w / w.sum()
+
+
+def _advance(totals: SearchTotals, finished: float, moving: float, children: np.ndarray, shares: np.ndarray,
+             left: int) -> np.ndarray:
+    """Progress after one launch: ``finished`` share done, ``moving`` handed on to the first ``children`` items
+    of the new frontier (depths), ``shares`` those of the items after them; ``left`` items in all."""
+    if not len(children):
+        finished += moving
+    totals.done = 1.0 if left == 0 else min(1.0, totals.done + max(0.0, finished))
+    return np.concatenate([spread(moving, children), shares])
 
 
 @dataclass
@@ -305,6 +332,7 @@ class BatchDFS:
         # Enumerating: each item copies up to ENUM_BUFFER solutions per launch, then stops to be split.
         size = self.settings.batch_size if sink is None else min(self.settings.batch_size, ENUM_BATCH)
         planner = self.planner("count", size)
+        shares = spread(1.0 - totals.done, frontier.depths)
         while len(frontier) and (max_batches is None or totals.batches < max_batches):
             k, budget = planner.plan(len(frontier))
             batch, rest = frontier.take(slice(0, k)), frontier.take(slice(k, None))
@@ -316,8 +344,13 @@ class BatchDFS:
                 sink(sols[keep], np.repeat(batch.weights, nsol))
             scalars, rows = batch_summary(np, out, batch.weights, batch.depths, states, stacks)
             frontier = self._account(totals, k, scalars, rows, rest)
+            moving = float(shares[:k][out[:, OUT_STATUS] == BUDGET].sum())
+            shares = _advance(totals, float(shares[:k].sum()) - moving, moving,
+                              frontier.depths[:len(frontier) - len(rest)], shares[k:], len(frontier))
             if on_batch is not None:
                 on_batch(frontier, totals)
+        if not len(frontier):
+            totals.done = 1.0
         return totals, frontier
 
     def _account(self, totals: SearchTotals, k: int, scalars, rows, rest: Frontier) -> Frontier:
@@ -344,7 +377,8 @@ class BatchDFS:
         batches are cut in a different order."""
         planner = self.planner("count", self.settings.batch_size)
         p = self.problem
-        inflight: tuple[Frontier, object, float] | None = None
+        inflight: tuple[Frontier, object, float, np.ndarray] | None = None
+        shares = spread(1.0 - totals.done, frontier.depths)  # of the items not submitted yet
         slot = 0
         while True:
             can_submit = len(frontier) > 0 and (max_batches is None or
@@ -358,13 +392,20 @@ class BatchDFS:
                 pending = self.kernels.submit(slot, batch.states, batch.depths.astype(np.int32),
                                               batch.los.astype(np.int32), batch.weights, p.goal,
                                               budget, p.tables, batch_summary)
-                submitted, slot = (batch, pending, work_clock()), slot ^ 1
+                submitted, slot = (batch, pending, work_clock(), shares[:k]), slot ^ 1
+                shares = shares[k:]
                 self.overlapped += inflight is not None
             if inflight is not None:
-                batch_k, pending_k, t0 = inflight
+                batch_k, pending_k, t0, shares_k = inflight
                 scalars, rows = self.kernels.collect(pending_k)
                 planner.record(int(scalars[1]), work_clock() - t0)  # queued to collected: an upper bound
+                n_rest = len(frontier)
                 frontier = self._account(totals, len(batch_k), scalars, rows, frontier)
+                # which items stopped stays on the device: their share is taken as the batch's mean
+                moving = float(shares_k.sum()) * int(scalars[2]) / max(1, len(batch_k))
+                shares = _advance(totals, float(shares_k.sum()) - moving, moving,
+                                  frontier.depths[:len(frontier) - n_rest], shares,
+                                  len(frontier) + (len(submitted[0]) if submitted else 0))
                 if on_batch is not None:  # the work left includes the batch still running
                     on_batch(Frontier.concat([submitted[0], frontier]) if submitted else frontier, totals)
             inflight = submitted

@@ -145,18 +145,24 @@ class Session:
         Open a pool of workers (this process, or the cluster of ``options.scheduler``).
     seed
         The run's random seed, if it has one.
+    sort_rows
+        Store the item rows of a finished run in lexicographic order (:meth:`Run.finish
+        <puzzlebatch.results.run.Run.finish>`): the rows a count finds (``--all``) come in an order that depends
+        on how the work was cut (launch sizes, workers); sorted, every run of the problem stores the same file
+        rows, resumed or not.  An unfinished run keeps them in the order found.
     """
 
     def __init__(self, options: RunOptions, family: str, verb: str, params: dict, backend=None, *,
                  keep: bool = True, same_problem: Callable[[dict], bool] | None = None, label: str | None = None,
                  describe: str | None = None, series: str | None = None, instances: dict | None = None,
-                 pool: bool = True, seed: int | None = None):
+                 pool: bool = True, seed: int | None = None, sort_rows: bool = False):
         from puzzlebatch.runners.engine.distributed import open_pool
 
         self.options = options
         self.family, self.verb, self.params = family, verb, params
         self.backend = backend
         self.series = series
+        self.sort_rows = sort_rows
         self.label = label or f"{family} {verb}"
         self.describe = describe or self.label
         self.store = self.run = None
@@ -166,6 +172,8 @@ class Session:
         self.elapsed = 0.0
         self._bar = None
         self._latest = None  # (frontier, meta, series points) after the last batch: what Ctrl-C saves
+        self._done0: float | None = None
+        self.eta: float | None = None  # seconds left, estimated after each batch of a count (None: unknown)
         self._closed = False
         keep = keep if options.keep is None else options.keep
         if options.out is not None or keep:
@@ -242,7 +250,7 @@ class Session:
 
         self.frontier = Frontier(arrays["states"], arrays["depths"], arrays["los"], arrays["weights"])
         self.totals = SearchTotals(count=int(meta["count"]), nodes=int(meta["nodes"]), batches=int(meta["batches"]),
-                                   items=int(meta["items"]))
+                                   items=int(meta["items"]), done=min(1.0, max(0.0, float(meta.get("done", 0.0)))))
         n = len(self.frontier)
         if self.frontier.states.ndim != 2 or any(a.shape != (n,) for a in (
                 self.frontier.depths, self.frontier.los, self.frontier.weights)):
@@ -276,10 +284,19 @@ class Session:
 
     def on_batch(self, front, tot) -> None:
         """The batch DFS's per-batch hook: progress, the running count, periodic checkpoints."""
+        from puzzlebatch.runners.engine.progress import eta_seconds, eta_text
+
         b = self.progress(unit="batch")
         b.update(1)
-        rate = tot.nodes / max(1e-9, work_clock() - self._t0)
-        b.set_postfix(count=tot.count, items_left=len(front), nodes=tot.nodes, nodes_per_s=f"{rate:.3g}")
+        seconds = work_clock() - self._t0
+        rate = tot.nodes / max(1e-9, seconds)
+        if self._done0 is None:  # the share done when this process started (a resumed run's)
+            self._done0 = self.totals.done if self.totals is not None else 0.0
+        # a cluster's work items come back split by the workers: no share follows them (unknown there)
+        known = not getattr(self.pool, "distributed", False)
+        self.eta = eta_seconds(tot.done, self._done0, seconds) if known else None
+        b.set_postfix(count=tot.count, items_left=len(front), nodes=tot.nodes, nodes_per_s=f"{rate:.3g}",
+                      done=f"{100 * tot.done:.1f}%" if known else "?", eta=eta_text(self.eta))
         if self.run is None:
             return
         # A snapshot first (the totals object keeps changing during the next launch, before its frontier is
@@ -333,7 +350,11 @@ class Session:
             doc["run_id"] = self.run.id
             if complete:
                 self.run.finish("done", seconds=seconds,  # the result and the status in one transaction
-                                result={k: v for k, v in result.items() if v is not None} | {"work": work})
+                                result={k: v for k, v in result.items() if v is not None} | {"work": work},
+                                sort_rows=self.sort_rows)
+                if self.sort_rows and self.run.attrs.get("row_order") == "found":
+                    print(f"puzzlebatch: {self.out}: run {self.run.id}: {self.run.n_committed:,} rows are too many "
+                          "to sort in memory; they stay in the order found", file=sys.stderr)
             else:
                 if rest is not None:
                     self.run.save_checkpoint(rest.arrays(), totals.meta() | {"seconds": seconds,

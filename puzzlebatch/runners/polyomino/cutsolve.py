@@ -24,7 +24,7 @@ from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.errors import PuzzleInputError
 from puzzlebatch.puzzles.polyomino import cutsearch_rules as R
 from puzzlebatch.puzzles.polyomino import shapes as S
-from puzzlebatch.puzzles.search import DONE, OUT_DEPTH, OUT_NODES, OUT_STATUS, OUT_WIDTH, STOPPED
+from puzzlebatch.puzzles.search import BUDGET, DONE, OUT_DEPTH, OUT_NODES, OUT_STATUS, OUT_WIDTH, STOPPED
 from puzzlebatch.runners.engine.backend import Backend
 from puzzlebatch.runners.engine.twins import twin
 
@@ -50,15 +50,19 @@ def _anchor_sorted(cells) -> np.ndarray:
 
 def build(mask: np.ndarray, classes: Sequence[S.Piece], limit: int | None = None, rotate: int = 2,
           window: int | None = None, endgame: int | None = None, weights: str = "stiff",
-          classcheck: int | None = None) -> Problem:
-    """Tables and root state for a board ``mask`` (``[h, w]`` bool, True = to cover) and class pieces."""
+          classcheck: int | None = None, goal: int | None = None) -> Problem:
+    """Tables and root state for a board ``mask`` (``[h, w]`` bool, True = to cover) and class pieces.
+
+    ``goal`` (the depth of a solution) is the number of pieces by default, and the pieces must cover the board
+    exactly; given, the tables serve several boxes of the same size at once (the regions of
+    :mod:`puzzlebatch.runners.polyomino.regions`, each its own counts and a root at ``goal`` minus its pieces)."""
     h0, w0 = mask.shape
     transposed = w0 > h0
     m = mask.T if transposed else mask
     h, w = m.shape
     area = int(m.sum())
     sizes = [p.size for p in classes]
-    if sum(p.size * p.count for p in classes) != area:
+    if goal is None and sum(p.size * p.count for p in classes) != area:
         raise PuzzleInputError(f"--pieces: the pieces cover {sum(p.size * p.count for p in classes)} cells, "
                                f"the board has {area}; a cut puzzle uses every piece once")
     orients, ocls = [], []
@@ -77,7 +81,7 @@ def build(mask: np.ndarray, classes: Sequence[S.Piece], limit: int | None = None
     minsize, maxsize = min(sizes), max(sizes)
     if limit is None:
         limit = min(62, 2 * maxsize + 2)
-    goal = sum(p.count for p in classes)
+    goal = sum(p.count for p in classes) if goal is None else int(goal)
     n_or = np.diff(np.array(cls_o, np.int64))
     cls_w = {"count": np.ones(nc, np.int64), "stiff": 9 - n_or, "stiff2": (9 - n_or) ** 2}[weights]
     parts = {"cls_o": np.array(cls_o, np.int64), "or_c": or_c, "dx": dx, "dy": dy,
@@ -195,6 +199,16 @@ def luby(i: int) -> int:
             k += 1
 
 
+def round_budget(budget: int, nodes: int, seconds: float, left: float, items: int, floor: int = 2_000) -> int:
+    """A round's node budget under a time limit: ``budget``, cut to the nodes that fit in ``left`` seconds at
+    the rate of the rounds so far (``nodes`` in ``seconds``, ``items`` searching side by side); before any rate
+    is known, ``floor`` nodes an item."""
+    if nodes <= 0 or seconds <= 0:
+        return min(budget, floor)
+    per_item = nodes / seconds / max(1, items)
+    return int(max(1, min(budget, per_item * left)))
+
+
 def _rewind(pb: Problem, state: np.ndarray, stack: np.ndarray, depth: int, to: int) -> None:
     """Undo the moves of an item from ``depth`` back to ``to`` (the plain rules, on the host)."""
     undo = _host_rules().undo
@@ -206,7 +220,8 @@ def solve(mask: np.ndarray, classes: Sequence[S.Piece], backend: Backend, seed: 
           budget: int | None = None, growth: float = 2.0, time_limit: float | None = None,
           order: str = "random", rotate: int = 2, endgame: int | None = None, window: int | None = None,
           back: int = 16, weights: str = "stiff", classcheck: int | None = None, rewind: str = "luby",
-          on_round: Callable[[int, int, int], None] | None = None) -> CutSearch:
+          on_round: Callable[[int, int, int], None] | None = None,
+          clock: Callable[[], float] | None = None) -> CutSearch:
     """First tiling of ``mask`` by the class pieces (each copy once).
 
     A portfolio of items (each its own seed: class order and per-node rotations) runs on the batch DFS with a node
@@ -216,8 +231,13 @@ def solve(mask: np.ndarray, classes: Sequence[S.Piece], backend: Backend, seed: 
     from further back, so the restarts climb back when a prefix leaves an unsolvable remainder; an item restarted
     from the root for the r-th time gets ``luby(r)`` times the base budget (Luby's universal schedule: mostly
     short, and unbounded, so on a board
-    without tiling an item eventually exhausts the whole tree, which proves there is none)."""
-    t0 = time.perf_counter()  # the time limit is wall time
+    without tiling an item eventually exhausts the whole tree, which proves there is none).
+
+    ``time_limit`` is honoured between rounds and within them: no round starts after it, and a round's node
+    budget is cut to what the nodes-per-second rate measured so far (by ``clock``, wall seconds by default)
+    fits in the time left, so a round never runs long past the limit."""
+    clock = clock or time.perf_counter
+    t0 = clock()  # the time limit is wall time
     w0 = work_clock()  # reported seconds leave compiling out
     pb = build(mask, classes, rotate=rotate, endgame=endgame, window=window, weights=weights,
                classcheck=classcheck)
@@ -238,11 +258,17 @@ def solve(mask: np.ndarray, classes: Sequence[S.Piece], backend: Backend, seed: 
     root_restarts = np.zeros(portfolio, np.int64)
     nodes = 0
     rounds = 0
+    t_search = clock()
     while True:
+        b = int(budgets.max())
+        if time_limit is not None:
+            left = time_limit - (clock() - t0)
+            if left <= 0:
+                return CutSearch(False, [], nodes, rounds, portfolio, work_clock() - w0, backend.name)
+            b = round_budget(b, nodes, clock() - t_search, left, portfolio)
         rounds += 1
         sols = np.zeros((portfolio, 1, width), np.int64)
         out = np.zeros((portfolio, OUT_WIDTH), np.int64)
-        b = int(budgets.max())
         d.dfs_batch(states, stacks, roots, los, pb.goal, b, 1, 1, sols, out, t)
         nodes += int(out[:, OUT_NODES].sum())
         if on_round is not None:
@@ -254,6 +280,12 @@ def solve(mask: np.ndarray, classes: Sequence[S.Piece], backend: Backend, seed: 
                              backend.name, winner_seed=int(states[i, t[R.S_SEED]]), budgets=[b])
         for i in range(portfolio):
             depth = int(out[i, OUT_DEPTH])
+            if out[i, OUT_STATUS] == BUDGET and b < budgets[i]:
+                # stopped by the time limit's cut of the budget, not its own: go on from where it is next round
+                budgets[i] = max(1, int(budgets[i]) - int(out[i, OUT_NODES]))
+                roots[i] = depth
+                los[i] = int(stacks[i, depth])
+                continue
             if out[i, OUT_STATUS] == DONE:
                 if roots[i] == 0:  # the whole tree, searched: no tiling
                     return CutSearch(False, [], nodes, rounds, portfolio, work_clock() - w0, backend.name,
@@ -275,8 +307,6 @@ def solve(mask: np.ndarray, classes: Sequence[S.Piece], backend: Backend, seed: 
                 fails[i] = 0
                 root_restarts[i] += 1
                 budgets[i] = max(budgets[i], int(root_budget[i]) * luby(int(root_restarts[i])))
-        if time_limit is not None and time.perf_counter() - t0 > time_limit:
-            return CutSearch(False, [], nodes, rounds, portfolio, work_clock() - w0, backend.name)
 
 
 @dataclass
@@ -331,10 +361,14 @@ def shape_classes(pieces: Sequence[S.Piece]) -> tuple[list[S.Piece], list[list[i
     if any(p.dim != 2 for p in pieces):
         return L.shape_classes(pieces)
     by_key: dict[tuple, list[int]] = {}
+    canon: dict = {}  # pieces of the same cells and turns (most of a large cut) share their canonical form
     for i, p in enumerate(pieces):
         if p.count != 1:
             raise PuzzleInputError(f"--pieces: {p.name} has count={p.count}; a cut puzzle takes single pieces")
-        by_key.setdefault((p.turns, canonical2d(p.cells, p.turns)), []).append(i)
+        key = (p.cells, p.turns)
+        if key not in canon:
+            canon[key] = canonical2d(p.cells, p.turns)
+        by_key.setdefault((p.turns, canon[key]), []).append(i)
     classes, members = [], []
     width = max(2, len(str(len(by_key))))
     for n, ((turns, _), idx) in enumerate(by_key.items()):
@@ -351,6 +385,7 @@ def solve_pieces(board, pieces: Sequence[S.Piece], backend: Backend, seed: int =
     from puzzlebatch.runners.polyomino import large as L
 
     w0 = work_clock()
+    t0 = time.perf_counter()  # the time limit covers the classes and the tables too
     if board.dim != 2:
         raise PuzzleInputError("--method cut: flat boards only")
     classes, members = shape_classes(pieces)
@@ -358,7 +393,9 @@ def solve_pieces(board, pieces: Sequence[S.Piece], backend: Backend, seed: int =
     mask = np.zeros((h, w), bool)
     for x, y in board.playable:
         mask[y, x] = True
-    res = solve(mask, classes, backend, seed=seed, time_limit=time_limit, portfolio=portfolio, **kw)
+    res = solve(mask, classes, backend, seed=seed, portfolio=portfolio,
+                time_limit=None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - t0)),
+                **kw)
     placements = []
     if res.solved:
         nxt = [0] * len(classes)

@@ -51,10 +51,41 @@ def _placements(pk, row) -> list[tuple[int, np.ndarray]]:
     return [(int(pk.option_piece[int(o)]), pk.option_cells[int(o)]) for o in row if o >= 0]
 
 
+def _labels(run, k: int):
+    """A tiling stored as a label grid (``polyomino solve --method cut`` on a large board: the input piece of
+    every cell), or None."""
+    if "labels" not in run.column_info():
+        return None
+    rows = run.item_rows(k, k + 1).get("labels")
+    if rows is None or not len(rows):
+        raise PuzzleInputError(f"run {run.id} has no solution {k + 1}")
+    return np.asarray(rows[0])
+
+
+def _labels_solution(run, labels) -> dict:
+    """A large tiling as the page shows it: a picture (overview and a window at full scale), not cells."""
+    import base64
+
+    from puzzlebatch.results.large_pictures import png_bytes
+
+    h, w = labels.shape
+    params = run.attrs.get("params") or {}
+    n = int(len(np.unique(labels[labels >= 0])))
+    text = f"{params.get('board', f'{w}x{h}')}: {n:,} pieces tiled in regions (stored as a label grid)"
+    return {"board": params.get("board", f"{w}x{h}"), "size": size_text((w, h)), "pieces": [], "colours": [],
+            "placements": [], "letters": [], "legend": "", "text": text, "n_pieces": n,
+            "image": "data:image/png;base64," + base64.b64encode(png_bytes(labels)).decode("ascii")}
+
+
 def describe(run) -> dict:
     a = run.attrs
     params = a.get("params") or {}
     result = a.get("result") or {}
+    if "labels" in run.column_info():
+        n = run.n_committed
+        return {"summary": f"{params.get('board', '?')}: " + ("one tiling stored (regions)" if n else
+                                                              "no tiling stored"),
+                "stored_solutions": n, "drawing": KIND, "rows_per_solution": 1}
     stores = "solution" in run.column_info() or a.get("algorithm") in ("enumerate", "solve")
     n = run.n_committed if "solution" in run.column_info() else 0
     what = f"{params.get('board', '?')} with {params.get('pieces', '?')}"
@@ -70,6 +101,9 @@ def describe(run) -> dict:
 
 
 def items(run, start: int, stop: int) -> list[dict]:
+    if "labels" in run.column_info():
+        return [{"tiling": f"{len(np.unique(lab[lab >= 0])):,} pieces on {lab.shape[1]}x{lab.shape[0]}"}
+                for lab in run.item_rows(start, stop).get("labels", [])]
     rows = run.item_rows(start, stop).get("solution")
     if rows is None or not len(rows):
         return []
@@ -89,6 +123,9 @@ def solution(run, k: int) -> dict:
     board as letters, one line a row) and ``legend``."""
     from puzzlebatch.results.colours import piece_colours
 
+    labels = _labels(run, k)
+    if labels is not None:
+        return _labels_solution(run, labels)
     pk = packing(run)
     rows = run.item_rows(k, k + 1).get("solution")
     if rows is None or not len(rows):
@@ -109,6 +146,11 @@ def solution(run, k: int) -> dict:
 def draw(run, k: int, path):
     from puzzlebatch.results.pictures import draw_packing
 
+    labels = _labels(run, k)
+    if labels is not None:
+        from puzzlebatch.results.large_pictures import draw_labels
+
+        return draw_labels(labels, path, title=f"{(run.attrs.get('params') or {}).get('board')}: the tiling")
     pk = packing(run)
     rows = run.item_rows(k, k + 1).get("solution")
     if rows is None or not len(rows):

@@ -9,6 +9,8 @@ import numpy as np
 
 from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.errors import PuzzleInputError
+from puzzlebatch.puzzles.polyomino import bitboard
+from puzzlebatch.puzzles.polyomino import bitboard_rules
 from puzzlebatch.puzzles.polyomino import cover as C
 from puzzlebatch.puzzles.polyomino import mrv
 from puzzlebatch.puzzles.polyomino import mrv_rules
@@ -81,9 +83,11 @@ class Engine:
 
 def default_branch(pk: P.Packing) -> str:
     """The branching rule measured fastest by board kind (bench/RESULTS.md): the first empty cell on flat boards
-    and small solid ones (the Soma cube, 27 cells: 2.6x faster than MRV), incremental MRV on larger solid boards
-    (the Bedlam cube, 64 cells: the first cell does not finish in 20 minutes)."""
-    return "mrv" if pk.board.dim == 3 and pk.board.n_cells > 32 else "first"
+    and small solid ones (Soma, 27 cells: 2.6x faster than MRV), on the one-word bitboard where it applies, and
+    incremental MRV on larger solid boards (Bedlam, 64 cells: the first cell does not finish in 20 minutes)."""
+    if pk.board.dim == 3 and pk.board.n_cells > 32:
+        return "mrv"
+    return "bitboard" if bitboard.supports(pk.cover) else "first"
 
 
 def choose_branch(ec: C.ExactCover, prune: bool = DEFAULT_PRUNE, probes: int = 48, sample: int = 20000,
@@ -97,7 +101,7 @@ def choose_branch(ec: C.ExactCover, prune: bool = DEFAULT_PRUNE, probes: int = 4
     from puzzlebatch.cpu_fallback.search import drivers
     from puzzlebatch.puzzles.search import OUT_NODES, OUT_WIDTH
 
-    modes = ["first", "mrv"] + (["enclosed"] if ec.geometry is not None else [])
+    modes = ["bitboard"] * bitboard.supports(ec) + ["first", "mrv"] + ["enclosed"] * (ec.geometry is not None)
     report: dict = {}
     for mode in modes:
         eng = engine(ec, mode, prune)
@@ -123,8 +127,12 @@ def engine(ec: C.ExactCover, mode: str = DEFAULT_MODE, prune: bool = DEFAULT_PRU
            order: Sequence[int] | None = None) -> Engine:
     if mode == "auto":
         mode, _ = choose_branch(ec, prune)
-    if mode not in ("first", "mrv", "enclosed"):
-        raise PuzzleInputError(f"--branch: {mode!r} is not one of first, mrv, enclosed, auto")
+    if mode not in ("first", "mrv", "enclosed", "bitboard"):
+        raise PuzzleInputError(f"--branch: {mode!r} is not one of first, bitboard, mrv, enclosed, auto")
+    if mode == "bitboard":
+        if bitboard.supports(ec) and order is None:
+            return Engine(ec, bitboard.encode(ec, prune), mode, prune, bitboard_rules)
+        mode = "first"  # the same branching on the general tables (the result's branch says so)
     if mode == "mrv" and mrv.supports(ec):
         # incremental MRV: the options are tried in id order (an option order only steers first solutions)
         return Engine(ec, mrv.encode(ec), mode, False, mrv_rules)
@@ -152,6 +160,11 @@ def warm_up(backend: Backend, enumerate: bool = False) -> float:
         eng.state_with([0])  # the host-side rules used to build symmetry-breaking leaves
     eng = engine(pk.cover, "mrv")  # incremental MRV (the 3D default)
     count_engine(eng, backend, tiny)
+    eng.state_with([0])
+    once = P.build(P.parse_board("4x5"), S.load_pieces("tetrominoes"))  # pieces used once: the bitboard
+    eng = engine(once.cover, "bitboard")
+    count_engine(eng, backend, tiny)
+    BatchDFS(eng.problem, backend, tiny).first()
     eng.state_with([0])
     if enumerate:
         enumerate_solutions(engine(pk.cover), ())
@@ -253,7 +266,7 @@ def count_packing_run(pk: P.Packing, backend: Backend, mode: str = DEFAULT_MODE,
     leaves = P.break_symmetry(pk, syms, img) if len(syms) > 1 else [P.Leaf([], [0])]
     plain = [lf for lf in leaves if len(lf.syms) == 1]
     rest = [lf for lf in leaves if len(lf.syms) > 1]
-    images = img[:, :] if img is not None else np.arange(len(pk.cover.options))[None, :]
+    images = (img[:, :] if img is not None else np.arange(len(pk.cover.options))[None, :]) if sink or rest else None
     s_opt, goal = eng.s_opt, eng.enc.goal
 
     def with_images(states, weights):  # a searched solution and its images under every symmetry

@@ -163,6 +163,8 @@ function go(i) { pause(); st.i = Math.max(0, Math.min(st.rec.n_commands, i)); re
 
 async function load(extra) {
   pause();
+  if (!extra && $("rp-source").value === "results" && st.fromResults) extra = st.fromResults;  // the stored game again
+  if (extra && extra.source === "results") st.fromResults = extra;
   const body = extra || { problem: Number($("rp-problem").value), seed: Number($("rp-seed").value), source: $("rp-source").value };
   if (!extra && body.source === "text") body.solution = $("rp-text").value;
   try {
@@ -195,7 +197,11 @@ function showInToolbar(problemId, seed, source) {
   if (![...$("rp-seed").options].some((o) => o.value === String(seed))) $("rp-seed").add(new Option(String(seed), seed));
   $("rp-seed").value = String(seed);
   if (source === "results" || source === "reference") {
-    const opt = [...$("rp-source").options].find((o) => o.value === source);
+    let opt = [...$("rp-source").options].find((o) => o.value === source);
+    if (!opt && source === "results") {  // a stored game: said so, never "reference solution" left from before
+      opt = new Option("stored game (from Results)", "results");
+      $("rp-source").add(opt);
+    }
     if (opt) $("rp-source").value = source;
   }
 }
@@ -215,6 +221,9 @@ export async function start() {
   $("rp-problem").value = "24";
   fillSeeds();
   $("rp-problem").addEventListener("change", fillSeeds);
+  for (const id of ["rp-problem", "rp-seed"]) {  // another game chosen: the stored one no longer applies
+    $(id).addEventListener("change", () => { if ($("rp-source").value === "results") $("rp-source").value = "reference"; });
+  }
   $("rp-source").addEventListener("change", () => { $("rp-text").hidden = $("rp-source").value !== "text"; });
   $("rp-file").addEventListener("change", async (ev) => {
     const f = ev.target.files[0];

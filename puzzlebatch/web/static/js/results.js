@@ -120,6 +120,13 @@ async function drawRow(run, row) {
 }
 
 function drawPolyomino(box, s) {
+  if (s.image) {  // a large tiling: one picture drawn on the server (overview and a window), never a cell each
+    const img = document.createElement("img");
+    img.src = s.image; img.alt = s.text || "tiling"; img.style.maxWidth = "100%";
+    const cap = document.createElement("div"); cap.className = "muted"; cap.textContent = s.text || "";
+    box.appendChild(cap); box.appendChild(img);
+    return;
+  }
   const [w, h] = s.size, d = s.size[2] || 1, C = 30;
   const colour = new Map(s.pieces.map((p, i) => [p, pieceColour(p, i, (s.colours || [])[i])]));
   const own = new Map();

@@ -248,12 +248,20 @@ function busy(on, job) {
   $("ws-cancel").disabled = !on;
 }
 
+function etaText(s) {  // as the command line's progress bar writes it
+  s = Math.round(s);
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, "0")} s`;
+  return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, "0")} min`;
+}
+
 function follow(what) {
   return (j) => {
     if (!st.job || st.job.id !== j.id) busy(true, j);
     const p = j.progress || {};
     const bits = [`${what}: ${j.phase}`];
     if (p.classes !== undefined) bits.push(`${p.classes.toLocaleString()} found so far`, `${p.nodes.toLocaleString()} nodes`, `${p.items_left} items left`);
+    if (p.done !== undefined) bits.push(`about ${(100 * p.done).toFixed(1)} % searched` + (p.eta_seconds == null ? "" : `, about ${etaText(p.eta_seconds)} left`));
     if (j.seconds) bits.push(`${j.seconds.toFixed(1)} s`);
     say($("ws-message"), bits.join(" · "));
   };

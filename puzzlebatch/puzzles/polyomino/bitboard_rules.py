@@ -1,0 +1,257 @@
+"""Exact cover on a one-word bitboard, as batch-DFS rules (numba subset; compiled for CPU and CUDA).
+
+The rule of :mod:`puzzlebatch.puzzles.polyomino.rules` in its first-empty-cell mode, cut down to what a board of
+at most 64 cells with pieces used once needs, so that a node is a handful of word operations:
+
+* the covered cells are one int64 word (up to 64 cells: the masks are applied after every right shift, so the
+  sign bit is a cell like any other), the placed pieces another;
+* the candidates of a cell are the placements whose *first* cell (in search order) it is, listed piece by piece,
+  each entry holding its placement mask, its piece bit, where the next piece's run starts, the option id and the
+  mask of the empty cells around it;
+* X1 is the lowest empty cell (one ``x & -x``); X2 scans the cell's list, skipping a placed piece's whole run;
+* X4, the region test, looks only where the placement just made can have cut a region off: from each empty cell
+  next to it a flood fill by shifts of the whole word grows at most ``H_FLOODK`` steps.  A region that closes
+  within them, and is not all the empty cells, must have a size that the pieces left can fill (equal piece
+  sizes: a multiple of the size; otherwise the subset sums of the pieces left, built only when such a region is
+  found).  A region still growing is left alone: the test only ever rejects dead nodes, whatever the bound;
+* X6 (``leaf_count``): when at most two pieces are left the solutions are counted without placing them.
+
+Tables (flat int64): a header (``H_*``), the candidate entries, the per-cell list starts, per option its mask and
+piece bit, the piece sizes.  State: covered cells, placed pieces, the option of each depth, the first empty cell
+of each depth (-1: the board is full).
+"""
+
+WORD_BITS = 63  # the subset-sums word
+MAX_CELLS = 64
+M63 = 9223372036854775807  # (1 << 63) - 1
+
+# The subset-sum test stays out of line (see puzzlebatch.jit.unit): it is called only when a small region closes.
+NOT_INLINED = ("size_ok",)
+
+H_GOAL = 0  # options in a solution (the DFS goal depth)
+H_FULL = 1  # the board's cells (a word)
+H_ALL = 2  # every piece's bit
+H_PRUNE = 3  # 1: region test
+H_FLOODK = 4  # flood-fill steps before a region is taken to be large enough
+H_UNIFORM = 5  # the common piece size, 0 when sizes differ
+H_NG = 6  # pieces
+H_LSTART = 7  # offset: per cell, where its candidates start (n_cells + 1 entries, in entries)
+H_ENT = 8  # offset: candidate entries, ENT_WIDTH words each
+H_OPT = 9  # offset: per option, its mask and its piece bit
+H_GSIZE = 10  # offset: per piece, its size
+H_GROW = 11  # offset: the shift of each of 3 axes, then the +masks, then the -masks (cells with a neighbour
+#              that way: a cell receives along +axis from below when it has a - neighbour, and vice versa)
+S_OPT = 12  # state offset of the option per depth
+S_ITEM = 13  # state offset of the first empty cell per depth
+H_WIDTH = 14
+
+ENT_WIDTH = 5  # mask, piece bit, next piece's run (index in the list), option id, empty-neighbour mask
+S_COVER = 0
+S_USED = 1
+
+
+def bit_index(b):
+    """Index of the single set bit of ``b`` (a power of two below 2**63), without branches."""
+    return popcount(b - 1)
+
+
+def popcount(x):
+    """Set bits of a non-negative int64 (SWAR; LLVM turns it into a popcount instruction on the CPU)."""
+    x = x - ((x >> 1) & 0x5555555555555555)
+    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
+    return ((x * 0x0101010101010101) >> 56) & 0xFF
+
+
+def size_ok(size, used, tables):
+    """Can the pieces not in ``used`` fill a region of ``size`` cells exactly?"""
+    u = tables[H_UNIFORM]
+    if size >= WORD_BITS:
+        return True  # beyond the sums word (a 64-cell board less one cell): not tested
+    if u > 0:
+        return size - (size // u) * u == 0
+    sums = 1
+    gs = tables[H_GSIZE]
+    for g in range(tables[H_NG]):
+        if ((used >> g) & 1) == 0:
+            sums = sums | ((sums << tables[gs + g]) & M63)
+    return ((sums >> size) & 1) == 1
+
+
+def dead_region(free, used, seeds, tables):
+    """True when a region of the empty cells ``free`` next to ``seeds`` closes within ``H_FLOODK`` flood steps
+    and cannot be filled by the pieces left."""
+    gr = tables[H_GROW]
+    s0 = tables[gr]
+    s1 = tables[gr + 1]
+    s2 = tables[gr + 2]
+    p0 = tables[gr + 3]
+    p1 = tables[gr + 4]
+    p2 = tables[gr + 5]
+    n0 = tables[gr + 6]
+    n1 = tables[gr + 7]
+    n2 = tables[gr + 8]
+    k = tables[H_FLOODK]
+    while seeds != 0:
+        r = seeds & (-seeds)
+        closed = False
+        if s2 == 0:  # a flat board: two axes
+            for _ in range(k):
+                n = (r | ((r << s0) & n0) | ((r << s1) & n1) | ((r >> s0) & p0) | ((r >> s1) & p1)) & free
+                if n == r:
+                    closed = True
+                    break
+                r = n
+        else:
+            for _ in range(k):
+                n = r | ((r << s0) & n0) | ((r << s1) & n1) | ((r << s2) & n2)
+                n = (n | ((r >> s0) & p0) | ((r >> s1) & p1) | ((r >> s2) & p2)) & free
+                if n == r:
+                    closed = True
+                    break
+                r = n
+        if closed and r != free and not size_ok(popcount(r), used, tables):
+            return True
+        seeds = seeds & ~r  # r holds its seed, closed or not
+    return False
+
+
+def next_choice(state, depth, c, n, tables):
+    """X2: the first candidate from ``c`` on whose piece is not placed and whose cells are empty."""
+    it = state[tables[S_ITEM] + depth]
+    if it < 0:
+        return c
+    first = tables[H_ENT] + tables[tables[H_LSTART] + it] * ENT_WIDTH
+    cov = state[S_COVER]
+    used = state[S_USED]
+    while c < n:
+        b = first + c * ENT_WIDTH
+        if (used & tables[b + 1]) != 0:
+            c = tables[b + 2]  # this piece is placed: skip all its candidates here
+        elif (cov & tables[b]) != 0:
+            c += 1
+        else:
+            return c
+    return n
+
+
+def n_choices(state, depth, tables):
+    if depth >= tables[H_GOAL]:
+        return 0
+    it = state[tables[S_ITEM] + depth]
+    if it < 0:
+        return 1
+    ls = tables[H_LSTART]
+    return tables[ls + it + 1] - tables[ls + it]
+
+
+def place(state, depth, b, tables):
+    """X3, X4 and the child's X1 for the candidate entry at ``b``; False (state unchanged) when it cannot."""
+    m = tables[b]
+    p = tables[b + 1]
+    if (state[S_COVER] & m) != 0 or (state[S_USED] & p) != 0:
+        return False
+    cov = state[S_COVER] | m
+    used = state[S_USED] | p
+    free = (~cov) & tables[H_FULL]
+    nxt = -1
+    if free != 0:
+        if depth + 1 >= tables[H_GOAL]:
+            return False  # out of moves with cells uncovered
+        nxt = bit_index(free & (-free))
+        if tables[H_PRUNE] != 0 and dead_region(free, used, tables[b + 4] & free, tables):
+            return False
+    state[S_COVER] = cov
+    state[S_USED] = used
+    state[tables[S_OPT] + depth] = tables[b + 3]
+    state[tables[S_ITEM] + depth + 1] = nxt
+    return True
+
+
+def apply(state, depth, choice, tables):
+    it = state[tables[S_ITEM] + depth]
+    if it < 0:
+        # X1 finish move: every cell is covered.
+        state[tables[S_OPT] + depth] = -1
+        state[tables[S_ITEM] + depth + 1] = -1
+        return True
+    return place(state, depth, tables[H_ENT] + (tables[tables[H_LSTART] + it] + choice) * ENT_WIDTH, tables)
+
+
+def undo(state, depth, choice, tables):
+    o = state[tables[S_OPT] + depth]
+    if o >= 0:
+        b = tables[H_OPT] + 2 * o
+        state[S_COVER] = state[S_COVER] & ~tables[b]
+        state[S_USED] = state[S_USED] & ~tables[b + 1]
+
+
+def fix_options(state, fixed, k, tables):
+    """Turn the root ``state`` into the node where options ``fixed[0..k-1]`` were chosen at depths 0..k-1 (a
+    symmetry-breaking leaf, placed in any order); False when one does not fit, or the node is dead or pruned."""
+    for d in range(k):
+        o = fixed[d]
+        b = tables[H_OPT] + 2 * o
+        m = tables[b]
+        p = tables[b + 1]
+        if (state[S_COVER] & m) != 0 or (state[S_USED] & p) != 0:
+            return False
+        state[S_COVER] = state[S_COVER] | m
+        state[S_USED] = state[S_USED] | p
+        state[tables[S_OPT] + d] = o
+    free = (~state[S_COVER]) & tables[H_FULL]
+    nxt = -1
+    if free != 0:
+        if k >= tables[H_GOAL]:
+            return False
+        nxt = bit_index(free & (-free))
+        if tables[H_PRUNE] != 0 and k > 0 and dead_region(free, state[S_USED], free, tables):
+            return False
+    state[tables[S_ITEM] + k] = nxt
+    return True
+
+
+def completions(cell, rest, piece, tables):
+    """The placements of ``piece`` (a piece bit) listed at ``cell`` that cover exactly the cells ``rest``."""
+    ls = tables[H_LSTART]
+    first = tables[H_ENT] + tables[ls + cell] * ENT_WIDTH
+    found = 0
+    for c in range(tables[ls + cell + 1] - tables[ls + cell]):
+        b = first + c * ENT_WIDTH
+        if tables[b] == rest and tables[b + 1] == piece:
+            found += 1
+    return found
+
+
+def leaf_count(state, depth, tables):
+    """X6: the solutions below this node when at most two pieces are left, counted without applying them; -1:
+    search on.  A fitting placement at the first empty cell that covers every empty cell is one solution; one
+    that leaves ``rest`` is completed by each placement of the other piece that covers exactly ``rest`` (listed
+    at the first cell of ``rest``)."""
+    it = state[tables[S_ITEM] + depth]
+    if it == -1:
+        return 1
+    if it < 0:
+        return 0
+    left = tables[H_ALL] & ~state[S_USED]
+    two = left & (left - 1)
+    if (two & (two - 1)) != 0:
+        return -1
+    cov = state[S_COVER]
+    free = (~cov) & tables[H_FULL]
+    ls = tables[H_LSTART]
+    first = tables[H_ENT] + tables[ls + it] * ENT_WIDTH
+    n = tables[ls + it + 1] - tables[ls + it]
+    found = 0
+    for c in range(n):
+        b = first + c * ENT_WIDTH
+        p = tables[b + 1]
+        m = tables[b]
+        if (p & left) == 0 or (m & cov) != 0:
+            continue
+        rest = free & ~m
+        if rest == 0:
+            found += 1
+        elif two != 0:
+            found += completions(bit_index(rest & (-rest)), rest, left & ~p, tables)
+    return found

@@ -1,0 +1,187 @@
+"""The one-word bitboard rule (``--branch bitboard``): published counts, the plain-Python Algorithm X oracle and
+the general engines on random packings, the region test against a full flood fill, 64-cell boards (the sign
+bit), the fallback where it does not apply, and the CUDA twin in the simulator, bit for bit."""
+
+import random
+
+import numpy as np
+import pytest
+
+from puzzlebatch.puzzles.polyomino import bitboard as B
+from puzzlebatch.puzzles.polyomino import bitboard_rules as BR
+from puzzlebatch.puzzles.polyomino import packing as P
+from puzzlebatch.puzzles.polyomino import shapes as S
+from puzzlebatch.runners.engine.search import BatchDFS, Frontier, SearchSettings, SearchTotals
+from puzzlebatch.runners.polyomino import solver as RP
+from tests.backends import GPU
+from tests.test_polyomino_mrv import oracle_count, random_packing
+
+SPLITTY = SearchSettings(budget=5, batch_size=16, frontier_target=6, first_batch_size=4)
+CENTRE = "\n".join("........" if y not in (3, 4) else "...##..." for y in range(8))  # 8x8 minus its 2x2 centre
+
+
+def _pack(board, pieces, **kw):
+    b = P.parse_board_text(board) if "\n" in board else P.parse_board(board)
+    return P.build(b, S.load_pieces(pieces, **kw))
+
+
+# Published counts: pentomino rectangles (Haselgrove 1960; OEIS A000105 notes / Knuth, "Dancing Links"), the
+# 8x8 board minus its centre (Dana Scott 1958: 65), the Soma cube (Conway and Guy: 240 distinct, 11,520 in all).
+@pytest.mark.parametrize("board, pieces, solutions, distinct", [
+    ("20x3", "pentominoes", 8, 2),
+    ("15x4", "pentominoes", 1472, 368),
+    ("12x5", "pentominoes", 4040, 1010),
+    ("10x6", "pentominoes", 9356, 2339),
+    (CENTRE, "pentominoes", 520, 65),
+    ("3x3x3", "soma", 11520, 240),
+])
+def test_published_counts(cpu, board, pieces, solutions, distinct):
+    pk = _pack(board, pieces)
+    assert B.supports(pk.cover)
+    got = RP.count_packing(pk, cpu, mode="bitboard")
+    assert got.branch == "bitboard"
+    assert (got.solutions, got.distinct) == (solutions, distinct)
+
+
+@pytest.mark.slow
+def test_iq_puzzler_pro_every_solution(cpu):
+    # the IQ Puzzler Pro board (11x5, 12 pieces): 1,082,785 distinct, 4,331,140 in all (Smart Games' published
+    # total, reproduced by the general engine in tests/test_polyomino.py)
+    got = RP.count_packing(_pack("11x5", "iq-puzzler-pro"), cpu, mode="bitboard")
+    assert (got.branch, got.solutions, got.distinct) == ("bitboard", 4331140, 1082785)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_random_packings_match_the_oracle_and_the_general_engines(cpu, seed):
+    rng = random.Random(300 + seed)
+    pk = random_packing(rng)
+    got = RP.count_packing(pk, cpu, mode="bitboard", settings=SPLITTY, distinct=False)
+    assert got.branch == "bitboard"
+    assert got.solutions == oracle_count(pk.cover)
+    first = RP.count_packing(pk, cpu, mode="first", distinct=False)
+    assert got.solutions == first.solutions
+    # with symmetry breaking (leaves fixed out of search order) the classes agree too
+    assert RP.count_packing(pk, cpu, mode="bitboard").distinct == RP.count_packing(pk, cpu, mode="first").distinct
+
+
+def test_the_first_solution_is_a_tiling(cpu):
+    pk = _pack("10x6", "pentominoes")
+    res = RP.solve_packing(pk, cpu, mode="bitboard")
+    assert res.solved and len(res.placements) == 12
+    P.validate(pk, res.placements)
+
+
+def _full_flood_dead(free, used, tables):
+    """Every region of ``free`` by a plain flood fill on coordinates; dead when a region that is not all of
+    ``free`` has a size the unused pieces cannot sum to."""
+    cells = [i for i in range(64) if (free >> i) & 1]
+    shape = tables["shape"]
+    left = [s for g, s in enumerate(tables["sizes"]) if not (used >> g) & 1]
+    sums = {0}
+    for s in left:
+        sums |= {x + s for x in sums}
+    seen = set()
+    for c in cells:
+        if c in seen:
+            continue
+        region, todo = {c}, [c]
+        while todo:
+            x = todo.pop()
+            coord = np.unravel_index(x, shape[::-1])[::-1]
+            for axis in range(len(shape)):
+                for step in (-1, 1):
+                    q = list(coord)
+                    q[axis] += step
+                    if 0 <= q[axis] < shape[axis]:
+                        y = int(np.ravel_multi_index(q[::-1], shape[::-1]))
+                        if (free >> y) & 1 and y not in region:
+                            region.add(y)
+                            todo.append(y)
+        seen |= region
+        if len(region) < len(cells) and len(region) not in sums:
+            return True
+    return False
+
+
+@pytest.mark.parametrize("board, pieces", [("8x8", "pentominoes+trominoes"), ("4x4x4", "soma+tetracubes")])
+def test_the_region_test_never_rejects_a_live_node_and_sees_small_holes(board, pieces):
+    pk = _pack(board, pieces)
+    enc = B.encode(pk.cover, flood=64)
+    t = enc.tables
+    ref = {"shape": pk.cover.geometry.shape, "sizes": [pk.cover.group_size(g) for g in range(len(pk.cover.groups))]}
+    full = (1 << pk.cover.n_primary) - 1
+    rng = np.random.default_rng(7)
+    with np.errstate(over="ignore"):  # the rule's wrapping popcount, run here as plain Python on numpy scalars
+        checks = [_check(rng, full, ref, t) for _ in range(300)]
+    assert all(not got or want for got, want in checks)  # sound: only dead nodes are rejected
+    assert sum(got == want for got, want in checks) >= 290  # with this bound only regions of 63+ cells are left
+
+
+def _check(rng, full, ref, t):
+    """One random node: (the rule's verdict, the full flood fill's)."""
+    cov = int(rng.integers(0, 1 << 62)) | int(rng.integers(0, 1 << 62)) | (int(rng.integers(0, 4)) << 62)
+    free = full & ~cov
+    used = int(rng.integers(0, 1 << len(ref["sizes"])))
+    return BR.dead_region(np.int64(B._word(free)), np.int64(used), np.int64(B._word(free)), t), \
+        _full_flood_dead(free, used, ref)
+
+
+def test_64_cells_use_the_sign_bit(cpu):
+    pk = _pack("8x8", "pentominoes+trominoes")  # 12 + 2 pieces, 66 cells for 64: pieces may stay out
+    ec = pk.cover
+    assert ec.n_primary == 64 and B.supports(ec)
+    enc = B.encode(ec)
+    assert enc.tables[BR.H_FULL] == -1
+    # a corner of 12 free cells that holds the last cell (bit 63): the count agrees with the oracle
+    sub = _pack("\n".join(["########"] * 5 + ["####...."] * 3), "trominoes+tetrominoes+dominoes")
+    assert sub.cover.n_primary == 64 and 63 not in sub.cover.precovered
+    a = RP.count_packing(sub, cpu, mode="bitboard", settings=SPLITTY, distinct=False)
+    assert a.branch == "bitboard"
+    assert a.solutions == oracle_count(sub.cover) > 0
+
+
+def test_where_it_does_not_apply_the_general_tables_run_and_say_so(cpu):
+    pk = _pack("4x3", "trominoes", unlimited=True)
+    assert not B.supports(pk.cover)
+    got = RP.count_packing(pk, cpu, mode="bitboard", distinct=False)
+    assert got.branch == "first"
+    assert got.solutions == RP.count_packing(pk, cpu, mode="first", distinct=False).solutions
+    assert not B.supports(_pack("9x8", "pentominoes").cover)  # 72 cells: beyond one word
+
+
+def test_default_and_auto_pick_it_on_flat_boards():
+    assert RP.default_branch(_pack("10x6", "pentominoes")) == "bitboard"
+    assert RP.default_branch(_pack("3x3x3", "soma")) == "bitboard"
+    assert RP.default_branch(_pack("4x4x4", "bedlam")) == "mrv"
+    assert RP.default_branch(_pack("4x3", "trominoes", unlimited=True)) == "first"
+
+
+# -- the CUDA twin in the simulator ---------------------------------------------------------------------------------
+@pytest.mark.gpu
+@pytest.mark.parametrize("board, pieces, budget", [
+    ("5x3", "trominoes+tetrominoes+dominoes", 6),  # items stop on their budget and hand back stacks
+    ("3x2x2", "tetracubes", 10**6),  # 3D: the region test on three axes, items finish
+])
+def test_one_launch_is_bit_identical(cpu, gpu, board, pieces, budget):
+    pk = _pack(board, pieces)
+    eng = RP.engine(pk.cover, "bitboard", True)
+    assert eng.rules is BR
+    dfs = BatchDFS(eng.problem, cpu, SearchSettings(frontier_target=12))
+    frontier = dfs.expand(Frontier.root(eng.problem), SearchTotals(), 12)
+    assert len(frontier) > 1
+    results = [BatchDFS(eng.problem, b, SearchSettings(budget=budget)).run_batch(frontier, 2, 0)
+               for b in (cpu, gpu)]
+    assert gpu.name == GPU
+    for a, b, name in zip(results[0], results[1], ("out", "states", "stacks", "solutions")):
+        assert a.dtype == b.dtype and a.shape == b.shape
+        assert np.array_equal(a, b), f"{name} differs between cpu and {gpu.name}"
+
+
+@pytest.mark.gpu
+def test_counts_agree_with_the_cpu(cpu, gpu):
+    pk = _pack("4x3", "trominoes+tetrominoes+dominoes")
+    settings = SearchSettings(budget=20, batch_size=12, frontier_target=10, first_batch_size=6)
+    got = {b.name: RP.count_packing(pk, b, mode="bitboard", settings=settings, distinct=False) for b in (cpu, gpu)}
+    assert got["cpu"].branch == got[GPU].branch == "bitboard" and got[GPU].backend == GPU
+    assert got["cpu"].solutions == got[GPU].solutions == oracle_count(pk.cover) > 0
+    assert got["cpu"].nodes == got[GPU].nodes
