@@ -157,3 +157,42 @@ def test_the_player_waits_for_each_stage_before_its_first_use(cpu):
     late.compiler = Compiler(False)
     late.run()
     assert late.compiler.asked == ["greedy"] and late.greedy.chunks == 0 and late.greedy_done.is_set()
+
+
+HANGS = "import time\ntime.sleep(3600)\n"
+
+
+def test_a_late_shard_is_stopped_and_its_games_get_time_of_their_own(monkeypatch):
+    """The parent's deadline for the shards has passed when it looks (a start a whole limit ago): the hanging shard
+    is killed, and the plain-Python player is handed a deadline still ahead, not the one already past."""
+    from puzzlebatch.cli.hextris import play_icfp2015
+    from puzzlebatch.runners.hextris import coldstart
+
+    monkeypatch.setattr(precompile.Precompiler, "start", classmethod(lambda cls, processes=1: None))
+    monkeypatch.setattr(play_icfp2015, "shard_command", lambda args: [sys.executable, "-c", HANGS])
+    handed = []
+    real_run = coldstart.QuickPlayer.run
+
+    def run(self, deadline=None):
+        handed.append((deadline, time.perf_counter()))
+        return real_run(self, deadline=None)  # its games to the end: the test needs no clock
+
+    monkeypatch.setattr(coldstart.QuickPlayer, "run", run)
+    docs = _docs(6, length=3, seeds=2)
+    out, err = io.StringIO(), io.StringIO()
+    seconds = 20.0
+    assert play_icfp2015.play_shards(_args(seconds=seconds), docs, 2, time.perf_counter() - seconds, out, err) == 0
+    assert len(handed) == 2 and all(deadline > now for deadline, now in handed)
+    doc = json.loads(out.getvalue())
+    assert len(doc) == 2 and all(e["solution"] for e in doc)
+
+
+def test_the_memory_limit_caps_the_processes(monkeypatch, capsys):
+    """-m 900 with -c 4: each process needs about 300 MB before its first game, so two play, and stderr says so."""
+    from puzzlebatch.cli.hextris import play_icfp2015
+
+    asked = []
+    monkeypatch.setattr(play_icfp2015, "play_shards", lambda args, docs, shards, t0: asked.append(shards) or 0)
+    problem = str(DATA_DIR / "problems" / "problem_6.json")
+    assert play_icfp2015.main(["-f", problem, "-m", "900", "-c", "4"]) == 0
+    assert asked == [2] and "2 processes instead of 4" in capsys.readouterr().err

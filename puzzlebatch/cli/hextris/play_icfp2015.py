@@ -51,6 +51,7 @@ from puzzlebatch.runners.hextris.greedy import CHUNK_UNITS, BeamRun, GreedyPlaye
 
 #: set in the processes of ``-c``'s shards: they play their games themselves
 ENV_SHARD = "PUZZLEBATCH_HEXTRIS_SHARD"
+SHARD_MEGABYTES = 400  # -m below this a process cannot be honoured: -c plays with fewer processes
 
 __all__ = ["main", "build_parser", "BeamRun", "GreedyPlayer", "PlayResult", "CHUNK_UNITS", "deadline",
            "play_problems"]
@@ -65,7 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-m", dest="megabytes", type=L.positive_seconds, metavar="MEGABYTES", help="memory limit")
     p.add_argument("-c", dest="cores", type=L.positive_int, metavar="CORES",
                    help="processor cores to use (default: every core this process may run on; 2 or more: the games "
-                        "are split over that many processes)")
+                        "are split over that many processes, at most one for each 400 MB of -m)")
     p.add_argument("-p", dest="phrases", action="append", default=[], metavar="PHRASE", help="a phrase of power")
     add_backend_argument(p)
     p.add_argument("--tag", default="puzzlebatch-beam", help="the tag of every solution")
@@ -94,8 +95,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         backend = select_backend(args.backend)
         games = sum(len(set(p.source_seeds)) for p in problems)
-        if cores >= 2 and games >= 2 and backend.kind == "cpu" and not os.environ.get(ENV_SHARD):
-            return play_shards(args, docs, min(cores, games), t0)
+        shards = min(cores, games)
+        if args.megabytes is not None and shards >= 2 and args.megabytes / shards < SHARD_MEGABYTES:
+            # each process needs about 300 MB before its first game: fewer processes, each within -m's share
+            fewer = max(1, int(args.megabytes // SHARD_MEGABYTES))
+            print(f"play_icfp2015: -m {args.megabytes:g}: {fewer} process{'es' if fewer > 1 else ''} instead of "
+                  f"{shards} (each needs about {SHARD_MEGABYTES} MB)", file=sys.stderr)
+            shards = fewer
+        if shards >= 2 and backend.kind == "cpu" and not os.environ.get(ENV_SHARD):
+            return play_shards(args, docs, shards, t0)
         player = BeamRun(problems, backend, args.seconds, args.phrases or None, args.tag, args.megabytes)
         player.t0 = t0
     except (PuzzleInputError, BackendUnavailableError) as exc:
@@ -149,9 +157,12 @@ def play_shards(args, docs: list[dict], shards: int, t0: float, out=None, err=No
         if args.seconds is not None:
             left = args.seconds - (time.perf_counter() - t0)
             # each process answers at 90 % of its own limit, counted from its start: the rest is the margin for its
-            # exit and the merge here
-            command += ["-t", f"{max(0.5, left - 1.5):.3f}"]
-            end = t0 + 0.95 * args.seconds - 0.3
+            # exit, a late shard's games and the merge here
+            command += ["-t", f"{max(0.5, 0.8 * left - 1.0):.3f}"]
+            # shards late past `end` are stopped; their games are then played by the plain-Python player until
+            # `last`, which leaves it a share of the time (it is handed no time already past)
+            end = t0 + 0.88 * args.seconds - 0.3
+            last = t0 + 0.96 * args.seconds - 0.3
         if args.megabytes is not None:
             command += ["-m", f"{args.megabytes / len(parts):.3f}"]
         env = dict(os.environ, **{ENV_SHARD: "1"})
@@ -170,7 +181,7 @@ def play_shards(args, docs: list[dict], shards: int, t0: float, out=None, err=No
             if got is None:  # the shard's process failed: the plain-Python player, in the time left
                 mine = [parse_problem(dict(docs[i], sourceSeeds=s)) for i, s in w.shard.seeds.items()]
                 quick = QuickPlayer(mine, phrases, args.tag)
-                quick.run(deadline=None if end is None else end)
+                quick.run(deadline=None if end is None else max(last, time.perf_counter() + 0.05))
                 got = [e for e, _ in quick.best().values()]
                 print(f"play_icfp2015: shard {k + 1}'s process failed (exit status {w.proc.returncode}); its "
                       f"{w.shard.games} games were played by the plain-Python player ({quick.units} units)",
@@ -184,6 +195,10 @@ def play_shards(args, docs: list[dict], shards: int, t0: float, out=None, err=No
               + ("" if compiler is None else f"; {compiler.summary()}"), file=err)
         err.flush()
     finally:
+        for w in locals().get("workers", []):  # Ctrl-C or an error: no shard process outlives the player
+            if w.proc.poll() is None:
+                w.proc.kill()
+                w.proc.wait()
         if compiler is not None:
             compiler.close()
         shutil.rmtree(folder, ignore_errors=True)

@@ -91,7 +91,9 @@ def main(argv: list[str]) -> int:
         try:
             seconds = compile_stage(stage)
         except Exception as exc:  # noqa: BLE001 - reported to the waiting players, who then compile themselves
-            (folder / f"{stage}.failed").write_text(f"{type(exc).__name__}: {exc}\n", encoding="utf-8")
+            # this stage and the ones after it in this process will not come: a player waits for none of them
+            for rest in stages[stages.index(stage):]:
+                (folder / f"{rest}.failed").write_text(f"{type(exc).__name__}: {exc}\n", encoding="utf-8")
             return 1
         tmp = folder / f".{stage}.tmp"
         tmp.write_text(f"{seconds:.3f}\n", encoding="utf-8")
@@ -148,7 +150,12 @@ class Precompiler:
         if not self.procs:
             return False
         k = next(i for i, g in enumerate(groups(len(self.procs))) if stage in g)
-        return self.procs[k].poll() is not None and not (self.folder / stage).exists()
+        gone = self.procs[k].poll() is not None and not (self.folder / stage).exists()
+        if gone:  # it died without a word (a signal): say so for the players that joined and cannot see it
+            for rest in groups(len(self.procs))[k]:
+                if not (self.folder / rest).exists():
+                    (self.folder / f"{rest}.failed").write_text("the compiling process ended\n", encoding="utf-8")
+        return gone
 
     def wait(self, stage: str, deadline: float | None = None) -> bool:
         """Wait until ``stage`` is in the cache (True), it failed (False: the caller compiles it on first use) or
