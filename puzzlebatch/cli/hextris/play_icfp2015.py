@@ -116,7 +116,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         compiler = Precompiler.join() or Precompiler.start(1 if cores < 2 else 2)
     # The player runs in a worker thread so that the time limit holds even during a long step (numba compiling
     # the kernels on first use): at the limit the problems finished so far are printed and the process exits.
-    return play(player, args.seconds, compiler=compiler)
+    try:
+        return play(player, args.seconds, compiler=compiler)
+    finally:  # an error or Ctrl-C in the player: no compiling process or folder is left behind
+        if compiler is not None:
+            compiler.close()
 
 
 def usable_cores() -> int:
@@ -149,9 +153,10 @@ def play_shards(args, docs: list[dict], shards: int, t0: float, out=None, err=No
     out = sys.stdout if out is None else out
     err = sys.stderr if err is None else err
     parts = S.split(docs, shards)
-    compiler = Precompiler.start(2)
-    folder = Path(tempfile.mkdtemp(prefix="puzzlebatch-hextris-shards-"))
+    compiler = folder = None
     try:
+        compiler = Precompiler.start(2)
+        folder = Path(tempfile.mkdtemp(prefix="puzzlebatch-hextris-shards-"))
         command = shard_command(args)
         end = None
         if args.seconds is not None:
@@ -201,7 +206,8 @@ def play_shards(args, docs: list[dict], shards: int, t0: float, out=None, err=No
                 w.proc.wait()
         if compiler is not None:
             compiler.close()
-        shutil.rmtree(folder, ignore_errors=True)
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
     return 0
 
 

@@ -206,4 +206,5 @@ class Precompiler:
                 p.wait(5)
             except subprocess.TimeoutExpired:  # pragma: no cover - terminate is enough
                 p.kill()
+                p.wait()
         shutil.rmtree(self.folder, ignore_errors=True)
