@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from puzzlebatch.puzzles.polyomino import bitboard_rules as R
-from puzzlebatch.puzzles.polyomino.cover import UNLIMITED, ExactCover
+from puzzlebatch.puzzles.polyomino.cover import UNLIMITED, ExactCover, TablePacker
 
 # Flood-fill steps of the region test (bench/polyomino.py --flood): enough to close the holes a placement cuts off
 # next to the first empty cell, few enough to cost less than the nodes they save.
@@ -95,16 +95,8 @@ def encode(ec: ExactCover, prune: bool = True, flood: int | None = None) -> Enco
     placeable = [sizes[g] for g in range(ng) if ec.group_copies[g] - ec.group_used.get(g, 0) > 0]
     uniform = placeable[0] if placeable and all(s == placeable[0] for s in placeable) else 0
 
-    header = np.zeros(R.H_WIDTH, np.int64)
-    parts: list[np.ndarray] = []
-    offset = R.H_WIDTH
-
-    def put(key, arr):
-        nonlocal offset
-        arr = np.asarray(arr, np.int64).ravel()
-        header[key] = offset
-        parts.append(arr)
-        offset += len(arr)
+    packer = TablePacker(R.H_WIDTH)
+    header, put = packer.header, packer.put
 
     header[R.H_GOAL] = goal
     header[R.H_FULL] = _word(full)
@@ -123,7 +115,7 @@ def encode(ec: ExactCover, prune: bool = True, flood: int | None = None) -> Enco
     width = s_item + goal + 1
     header[R.S_OPT] = s_opt
     header[R.S_ITEM] = s_item
-    tables = np.concatenate([header] + parts)
+    tables = packer.tables()
 
     root = np.zeros(width, np.int64)
     cover = 0

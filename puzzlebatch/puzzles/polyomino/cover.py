@@ -180,6 +180,27 @@ def invariant_cover(ec: ExactCover, perm: np.ndarray, fixed: Sequence[int] = ())
                       precovered=tuple(sorted(covered)))
 
 
+class TablePacker:
+    """The one int64 table a family of exact-cover rules reads: a header of scalars and offsets, then arrays.
+
+    ``put(key, arr)`` appends ``arr`` and writes where it starts at ``header[key]``; :meth:`tables` is the whole.
+    """
+
+    def __init__(self, width: int) -> None:
+        self.header = np.zeros(width, np.int64)
+        self._parts: list[np.ndarray] = []
+        self._offset = width
+
+    def put(self, key: int, arr) -> None:
+        arr = np.asarray(arr, np.int64).ravel()
+        self.header[key] = self._offset
+        self._parts.append(arr)
+        self._offset += len(arr)
+
+    def tables(self) -> np.ndarray:
+        return np.concatenate([self.header] + self._parts)
+
+
 def bitset_rows(arr: np.ndarray, nw: int) -> np.ndarray:
     """Bitsets of many rows of item ids (-1 padded) at once: an (n, nw) int64 array."""
     out = np.zeros((arr.shape[0], nw), np.int64)
@@ -248,16 +269,8 @@ def encode(ec: ExactCover, mode: str = "first", prune: bool = True,
     sw = ncell // R.WORD_BITS + 1
     gsize = [ec.group_size(g) for g in range(ng)]
 
-    parts: list[np.ndarray] = []
-    offset = R.H_WIDTH
-    header = np.zeros(R.H_WIDTH, np.int64)
-
-    def put(key, arr):
-        nonlocal offset
-        arr = np.asarray(arr, np.int64).ravel()
-        header[key] = offset
-        parts.append(arr)
-        offset += len(arr)
+    packer = TablePacker(R.H_WIDTH)
+    header, put = packer.header, packer.put
 
     header[R.H_NW] = nw
     header[R.H_NI] = ec.n_items
@@ -316,7 +329,7 @@ def encode(ec: ExactCover, mode: str = "first", prune: bool = True,
             col_start[o + 1] = len(triples) // 3
     put(R.H_OPTCOL, col_start if xcc else [0])
     put(R.H_COLS, triples or [0])
-    tables = np.concatenate([header] + parts)
+    tables = packer.tables()
 
     # state: covered | used pieces | copies left | option per depth | item per depth | scratch
     s_used = nw

@@ -13,7 +13,7 @@ import numpy as np
 
 from puzzlebatch.limits import check_memory
 from puzzlebatch.puzzles.polyomino import mrv_rules as R
-from puzzlebatch.puzzles.polyomino.cover import UNLIMITED, ExactCover, bitset_words
+from puzzlebatch.puzzles.polyomino.cover import UNLIMITED, ExactCover, TablePacker, bitset_words
 
 
 def supports(ec: ExactCover) -> bool:
@@ -134,16 +134,8 @@ def encode(ec: ExactCover) -> Encoded:
             else np.zeros((1, lw), np.int64))
     primcnt = np.asarray([sum(1 for i in its if i < n_primary) for its in items_of] or [0], np.int64)
 
-    header = np.zeros(R.H_WIDTH, np.int64)
-    parts: list[np.ndarray] = []
-    offset = R.H_WIDTH
-
-    def put(key, arr):
-        nonlocal offset
-        arr = np.asarray(arr, np.int64).ravel()
-        header[key] = offset
-        parts.append(arr)
-        offset += len(arr)
+    packer = TablePacker(R.H_WIDTH)
+    header, put = packer.header, packer.put
 
     header[R.H_NW] = nw
     header[R.H_NI] = n_items
@@ -173,7 +165,7 @@ def encode(ec: ExactCover) -> Encoded:
     header[R.S_NZ] = s_nz
     header[R.S_OPT] = s_opt
     header[R.S_ITEM] = s_item
-    tables = np.concatenate([header] + parts)
+    tables = packer.tables()
 
     covered = {new_id(i) for i in ec.precovered}
     for g, it in piece_item.items():
