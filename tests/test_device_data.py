@@ -273,7 +273,8 @@ def test_ga_generations_upload_tables_and_parameters_once(gpu):
     _, state = ga.run()
     assert state.generation == 3
     assert ga._d.session.uploads == {"tables": 1, "params": 1}
-    assert ga.transfers["launches"] == 1 + 1 + 3  # first fitness, the warm-up, three generations
+    # the first fitness, the warm-up's breeding, and two launches (breed, replace) in each of three generations
+    assert ga.transfers["launches"] == 1 + 1 + 3 * 2
 
 
 @pytest.mark.gpu

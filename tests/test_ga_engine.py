@@ -195,26 +195,55 @@ def test_real_valued_genomes_with_tournament_selection(cpu):
     assert result.success and np.allclose(result.best, 0.5, atol=0.05)
 
 
+def bid_and_replace(backend, pop, fit, children, child_fit, carriers) -> int:
+    """The compiled carrier replacement of ``backend`` (bids, then a launch over the slots), in place."""
+    from puzzlebatch.runners.engine.twins import twin
+
+    d = twin(backend, "ga", cubes_ga.ga_rules)
+    claims, counter = np.full(len(pop), -1, np.int64), np.zeros(1, np.int64)
+    d.bid_batch(child_fit, carriers, claims)
+    d.replace_batch(pop, fit, children, child_fit, claims, counter)
+    assert (claims == -1).all()  # every bid cleared for the next generation
+    return int(counter[0])
+
+
+def random_generation(seed: int, p: int = 300, g: int = 5):
+    # Many ties (fitness 0..3) and carriers chosen by several children, some by none.
+    rng = np.random.default_rng(seed)
+    return (rng.integers(-1, 50, (p, g)).astype(np.int64), rng.integers(0, 4, p).astype(np.float64),
+            rng.integers(-1, 50, (p, g)).astype(np.int64), rng.integers(0, 4, p).astype(np.float64),
+            rng.integers(0, p // 3, p).astype(np.int64))
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_compiled_carrier_replacement_equals_the_array_version(seed, cpu):
-    # Many ties (fitness 0..3) and carriers chosen by several children, some by none.
-    from puzzlebatch.runners.engine.twins import twin
     from puzzlebatch.xp import replace_by_carrier
 
-    rng = np.random.default_rng(seed)
-    p, g = 300, 5
-    pop = rng.integers(-1, 50, (p, g)).astype(np.int64)
-    fit = rng.integers(0, 4, p).astype(np.float64)
-    children = rng.integers(-1, 50, (p, g)).astype(np.int64)
-    child_fit = rng.integers(0, 4, p).astype(np.float64)
-    carriers = rng.integers(0, p // 3, p).astype(np.int64)
+    pop, fit, children, child_fit, carriers = random_generation(seed)
     a_pop, a_fit = pop.copy(), fit.copy()
     changed_a = replace_by_carrier(np, a_pop, a_fit, children, child_fit, carriers)
     b_pop, b_fit = pop.copy(), fit.copy()
-    changed_b = twin(cpu, "ga", cubes_ga.ga_rules).replace_carrier_batch(b_pop, b_fit, children, child_fit, carriers,
-                                                                        np.zeros(p, np.int64))
+    changed_b = bid_and_replace(cpu, b_pop, b_fit, children, child_fit, carriers)
     assert changed_a == changed_b > 0
     assert np.array_equal(a_pop, b_pop) and np.array_equal(a_fit, b_fit)
+
+
+def test_a_second_breed_without_replacing_drops_the_old_bids(cpu):
+    # The bids of the first breed must not leak into the second generation's replacement.
+    figure, cubes = model.box(2, 2, 1), model.load_cubes().subset(range(1, 13))
+    problem = cubes_ga.ga_problem(figure, cubes, cubes_ga.Operators(p_ruin=0.5, grow=True))
+    ga = GeneticAlgorithm(problem, cpu, GAConfig(population=40, p_mutation=0.5), seed=3)
+    state = ga.start()
+    ga.breed(state)
+    children, child_fit, carriers = ga.breed(state)
+    expect_pop, expect_fit = state.population.copy(), state.fitness.copy()
+    from puzzlebatch.xp import replace_by_carrier
+
+    changed = replace_by_carrier(np, expect_pop, expect_fit, children, child_fit, carriers)
+    assert ga.replace(state, children, child_fit, carriers) == changed
+    assert np.array_equal(state.population, expect_pop) and np.array_equal(state.fitness, expect_fit)
+    with pytest.raises(RuntimeError, match="breed"):
+        ga.replace(state, children, child_fit, carriers)
 
 
 def test_islands_keep_carriers_and_donors_at_home_and_migrate_in_a_ring(cpu):

@@ -1,5 +1,6 @@
-"""CPU drivers of the generic GA: numba ``prange`` over children (breed + score) or genomes (score), and the
-carrier replacement as one compiled pass.
+"""CPU drivers of the generic GA: numba ``prange`` over children (breed, score, bid), slots (carrier replacement),
+islands (migration) or genomes (score); and the atomic steps the per-item rules of :mod:`puzzlebatch.ga.item` call
+on this target (``cas``, ``read_bid``, ``publish``, ``count_one``).
 
 Children differ in cost (a memetic repair may search thousands of nodes for one and none for the next), so the
 threads of ``breed_batch`` take blocks of children from a shared counter (:mod:`puzzlebatch.jit.atomic`) rather than
@@ -20,14 +21,30 @@ import numpy as np
 from numba import prange
 
 from puzzlebatch import jit
-from puzzlebatch.jit.atomic import LANES, fetch_add
+from puzzlebatch.jit.atomic import LANES, compare_swap, fetch_add
 
 BLOCK = 32  # children a thread takes from the queue at a time in large batches (neighbouring rows stay together)
 
 
+def cas(claims, c, old, new):
+    return compare_swap(claims, c, old, new)
+
+
+def read_bid(child_fit, k):
+    return child_fit[k]  # the compare-and-swap that published ``k`` is sequentially consistent
+
+
+def publish():
+    return
+
+
+def count_one(counter):
+    fetch_add(counter, 0, 1)
+
+
 @jit.driver(parallel=True)
-def breed_batch(pop, fit, cum, children, child_fit, carriers, rngs, n_parents, p_mutation, tournament, islands,
-                params, tables):
+def breed_batch(pop, fit, cum, children, child_fit, carriers, claims, rngs, n_parents, p_mutation, tournament,
+                islands, params, tables):
     n = children.shape[0]
     block = 1
     if n >= 16 * BLOCK:
@@ -38,32 +55,35 @@ def breed_batch(pop, fit, cum, children, child_fit, carriers, rngs, n_parents, p
         b = fetch_add(cursor, 0, block)
         while b < n:
             for i in range(b, min(b + block, n)):
-                breed_item(i, pop, fit, cum, children, child_fit, carriers, rngs, n_parents, p_mutation,
+                breed_item(i, pop, fit, cum, children, child_fit, carriers, claims, rngs, n_parents, p_mutation,
                            tournament, islands, params, tables)
             b = fetch_add(cursor, 0, block)
 
 
 @jit.driver(parallel=True)
-def replace_carrier_batch(pop, fit, children, child_fit, carriers, best):
-    """Carrier elitism in place, as :func:`puzzlebatch.xp.replace_by_carrier` (same result): per carrier its
-    fittest child, the lowest index on ties, replaces it when at least as fit.  ``best`` (one int64 per slot) is
-    scratch; returns how many slots changed."""
-    for j in range(pop.shape[0]):
-        best[j] = -1
-    for i in range(children.shape[0]):
-        c = carriers[i]
-        b = best[c]
-        if b < 0 or child_fit[i] > child_fit[b]:
-            best[c] = i
-    changed = 0
+def bid_batch(child_fit, carriers, claims):
+    """The bids of children scored elsewhere (tests: the replacement against its array version)."""
+    for i in prange(child_fit.shape[0]):
+        claim_child(i, carriers[i], child_fit, claims)
+
+
+@jit.driver(parallel=True)
+def replace_batch(pop, fit, children, child_fit, claims, counter):
+    """Carrier elitism in place from the children's bids (:func:`puzzlebatch.ga.item.replace_item`)."""
     for j in prange(pop.shape[0]):
-        b = best[j]
-        if b >= 0 and child_fit[b] >= fit[j]:
-            for k in range(pop.shape[1]):
-                pop[j, k] = children[b, k]
-            fit[j] = child_fit[b]
-            changed += 1
-    return changed
+        replace_item(j, pop, fit, children, child_fit, claims, counter)
+
+
+@jit.driver(parallel=True)
+def migrate_pick_batch(pop, fit, islands, moving, moving_fit):
+    for k in prange(islands):
+        migrate_pick_item(k, pop, fit, islands, moving, moving_fit)
+
+
+@jit.driver(parallel=True)
+def migrate_put_batch(pop, fit, islands, moving, moving_fit):
+    for k in prange(islands):
+        migrate_put_item(k, pop, fit, islands, moving, moving_fit)
 
 
 @jit.driver(parallel=True)

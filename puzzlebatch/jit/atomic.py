@@ -1,4 +1,5 @@
-"""An atomic fetch-and-add on a CPU array, for work queues inside numba ``prange`` loops.
+"""Atomic steps on a CPU array inside numba ``prange`` loops: a fetch-and-add for work queues, a compare-and-swap
+for a maximum that several threads bid for (the GA's carrier replacement).
 
 numba's CPU ``prange`` cuts its iteration space into equal contiguous blocks, one per thread, whatever
 ``numba.set_parallel_chunksize`` says under the OpenMP and workqueue threading layers (seen with numba 0.68: a
@@ -50,5 +51,28 @@ def fetch_add(typingctx, array, index, value):
         val = context.cast(builder, val, valty, types.int64)
         ptr = cgutils.get_item_pointer(context, builder, arrty, ary, [idx])
         return builder.atomic_rmw("add", ptr, val, "seq_cst")
+
+    return sig, codegen
+
+
+@intrinsic
+def compare_swap(typingctx, array, index, expected, value):
+    """``old = array[index]; if old == expected: array[index] = value; return old`` as one atomic step
+    (sequentially consistent) on a C-contiguous int64 array; callable from njit code only."""
+    if not (isinstance(array, types.Array) and array.dtype == types.int64 and isinstance(index, types.Integer)
+            and isinstance(expected, types.Integer) and isinstance(value, types.Integer)):
+        return None
+    sig = types.int64(array, index, expected, value)
+
+    def codegen(context, builder, signature, args):
+        arrty, idxty, expty, valty = signature.args
+        arr, idx, exp, val = args
+        ary = context.make_array(arrty)(context, builder, arr)
+        idx = context.cast(builder, idx, idxty, types.intp)
+        exp = context.cast(builder, exp, expty, types.int64)
+        val = context.cast(builder, val, valty, types.int64)
+        ptr = cgutils.get_item_pointer(context, builder, arrty, ary, [idx])
+        pair = builder.cmpxchg(ptr, exp, val, "seq_cst", "seq_cst")
+        return builder.extract_value(pair, 0)
 
     return sig, codegen

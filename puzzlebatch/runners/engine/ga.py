@@ -14,8 +14,10 @@ Every generation is a pure function of (population, fitness, per-item random sta
 checkpoint continues exactly as the uninterrupted one would, on either backend.
 
 The population, its fitness and the children's buffers stay where the kernels run between generations (allocated
-once a run); on the CPU the carrier replacement is a compiled pass of its own (``replace_carrier_batch``, the same
-result as the array version the GPU runs), so a generation is two launches.
+once a run).  The carrier replacement and the migration are per-item rules too (:mod:`puzzlebatch.ga.item`: each
+child bids for its carrier's slot as it is scored, then one launch over the slots applies the winning bids), the same
+code on both backends, so a carrier generation is two launches (breed and replace) after the roulette's prefix
+sum, and a migration two more; only ``"plus"`` sorts with array operations.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import numpy as np
 from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.runners.engine.backend import Backend
 from puzzlebatch.runners.engine.twins import twin
-from puzzlebatch.xp import namespace_for, replace_by_carrier, replace_plus, roulette_cumsum, to_host
+from puzzlebatch.xp import namespace_for, replace_plus, roulette_cumsum, to_host
 
 
 @dataclass
@@ -146,7 +148,10 @@ class GeneticAlgorithm:
         self.problem, self.backend, self.config, self.seed = problem, backend, config, seed
         self._d = twin(backend, "ga", problem.rules)
         self.xp = namespace_for(backend)  # where the population lives between generations
-        self._buffers: tuple | None = None  # children, their fitness and carriers, reused every generation
+        self._buffers: tuple | None = None  # children, their fitness, carriers and bids, reused every generation
+        self._replaced = 0  # the replacement counter's last value (it only counts up)
+        self._bids_pending = False  # breed() left bids that replace() has not applied
+        self._moving: tuple | None = None  # the migrants of a migration and their fitness
 
     @property
     def transfers(self) -> dict:
@@ -195,21 +200,27 @@ class GeneticAlgorithm:
         xp = self.xp
         pop, fit = state.population, state.fitness
         cum = roulette_cumsum(xp, fit)
-        children, child_fit, carriers, _ = self._children_buffers(pop)
+        children, child_fit, carriers, claims, _ = self._children_buffers(pop)
+        if c.replacement != "carrier":
+            claims = np.empty(0, np.int64)  # no bids (a host array: moved as nothing on a device)
+        elif self._bids_pending:  # bred again without replacing: the old bids go
+            claims.fill(-1)
         tournament = c.tournament_size if c.selection == "tournament" else 0
-        self._d.breed_batch(pop, fit, cum, children, child_fit, carriers, state.rngs, c.n_parents, c.p_mutation,
-                            tournament, c.islands, self.problem.params, self.problem.tables)
+        self._d.breed_batch(pop, fit, cum, children, child_fit, carriers, claims, state.rngs, c.n_parents,
+                            c.p_mutation, tournament, c.islands, self.problem.params, self.problem.tables)
+        self._bids_pending = c.replacement == "carrier"
         return children, child_fit, carriers
 
     def _children_buffers(self, pop) -> tuple:
-        """The children's arrays (and a scratch slot index) for a population shaped like ``pop``: made once a
-        run, where the population lives, and written over every generation.  The children of a generation are
-        valid until the next :meth:`breed`."""
+        """The children's arrays, the bids for the slots (-1: none) and the replacement counter for a population
+        shaped like ``pop``: made once a run, where the population lives, and written over every generation.  The
+        children of a generation are valid until the next :meth:`breed`."""
         b = self._buffers
         if b is None or b[0].shape != pop.shape:
             xp = self.xp
             b = self._buffers = (xp.empty_like(pop), xp.zeros(len(pop), np.float64), xp.zeros(len(pop), np.int64),
-                                 xp.zeros(len(pop), np.int64))
+                                 xp.full(len(pop), -1, np.int64), xp.zeros(1, np.int64))
+            self._bids_pending, self._replaced = False, 0
         return b
 
     def replace(self, state: GAState, children: np.ndarray, child_fit: np.ndarray, carriers: np.ndarray) -> int:
@@ -218,26 +229,24 @@ class GeneticAlgorithm:
             state.population, state.fitness, changed = replace_plus(self.xp, state.population, state.fitness,
                                                                     children, child_fit)
             return changed
-        pop = state.population
-        if self.backend.kind == "cpu" and isinstance(pop, np.ndarray) and pop.flags.c_contiguous:
-            best = self._children_buffers(state.population)[3]
-            return int(self._d.replace_carrier_batch(state.population, state.fitness, children, child_fit,
-                                                     carriers, best))
-        return replace_by_carrier(self.xp, state.population, state.fitness, children, child_fit, carriers)
+        claims, counter = self._children_buffers(state.population)[3:]
+        if not self._bids_pending:
+            raise RuntimeError("replace() needs the bids of the breed() just before it")
+        self._d.replace_batch(state.population, state.fitness, children, child_fit, claims, counter)
+        self._bids_pending = False
+        total = int(counter[0])
+        changed, self._replaced = total - self._replaced, total
+        return changed
 
     def migrate(self, state: GAState) -> None:
         """Ring migration, in place: the fittest individual of each island (the first on ties) replaces the least
         fit (the first on ties) of the next island."""
         xp, k = self.xp, self.config.islands
-        size = state.population.shape[0] // k
-        fit = state.fitness.reshape(k, size)
-        first = xp.arange(k) * size
-        best = first + xp.argmax(fit, axis=1)
-        worst = first + xp.argmin(fit, axis=1)
-        dest = xp.roll(worst, -1)  # island j's best goes to island j + 1
-        genomes, scores = state.population[best].copy(), state.fitness[best].copy()
-        state.population[dest] = genomes
-        state.fitness[dest] = scores
+        if self._moving is None or self._moving[0].shape != (k, state.population.shape[1]):
+            self._moving = (xp.empty((k, state.population.shape[1]), state.population.dtype),
+                            xp.empty(k, state.fitness.dtype))
+        self._d.migrate_pick_batch(state.population, state.fitness, k, *self._moving)
+        self._d.migrate_put_batch(state.population, state.fitness, k, *self._moving)
 
     def step(self, state: GAState) -> dict:
         t0 = work_clock()
