@@ -165,6 +165,7 @@ def test_ga_resume_continues_the_same_run(tmp_path, capsys, monkeypatch):
     (["--repair", "-1"], "--repair: -1: must be between 0 and"),
     (["--radius", "0"], "--radius 0: must be at least 1"),
     (["--repair-order", "random"], "--repair-order"),
+    (["--png", "best.txt"], "--png: cannot draw"),
 ])
 def test_ga_bad_input(args, fragment, tmp_path, capsys):
     argv = ["cubes", "ga", "--backend", "cpu", "--out", str(tmp_path / "x.h5")]
@@ -193,3 +194,38 @@ def test_ga_memetic_repair_builds_3x3x3_from_the_command_line(tmp_path, capsys):
     figure, cubes = model.box(3, 3, 3), model.load_cubes()
     placements = {tuple(a["cell"]): (a["cube"], a["rotation"]) for a in doc["assembly"]}
     assert model.check_assembly(figure, cubes, [placements[tuple(c)] for c in figure.cells.tolist()]) is None
+
+
+def test_ga_draws_its_best_individual_built_or_not(tmp_path, capsys):
+    from puzzlebatch.api import cubes as api_cubes
+    from puzzlebatch.puzzles.cubes import model
+
+    built = api_cubes.ga("2x2x1", backend="cpu", seed=1, population=32, png=tmp_path / "built.png")
+    assert built.solved and built.picture and (tmp_path / "built.png").stat().st_size > 1000
+    code, out, _ = run_cli(capsys, "cubes", "ga", "--figure", "3x3x3", "--seed", "3", "--population", "16",
+                           "--generations", "2", "--backend", "cpu", "--out", str(tmp_path / "p.h5"),
+                           "--svg", str(tmp_path / "part.svg"))
+    assert code == 0 and "did not build" in out and "picture of the best" in out
+    svg = (tmp_path / "part.svg").read_text()
+    assert "best:" in svg and " of 27 cubes" in svg
+    # What is drawn is the best genome's cubes, in their own cells, every touching pair of faces summing to 0.
+    from puzzlebatch.runners.cubes import ga as cubes_ga
+    from puzzlebatch.runners.engine.backend import select_backend
+    from puzzlebatch.runners.engine.ga import GAConfig
+
+    figure, cube_set = model.box(3, 3, 3), model.load_cubes()
+    result, _ = cubes_ga.run_ga(figure, cube_set, select_backend("cpu"), GAConfig(population=16, generations=2),
+                                cubes_ga.Operators(grow=True), 3)
+    assert not result.success and len(result.best) == result.best_cubes >= 2
+    cells = {tuple(d["cell"]): d["faces"] for d in result.best}
+    assert set(cells) <= set(map(tuple, figure.cells.tolist()))
+    assert len({d["cube"] for d in result.best}) == len(result.best)
+    steps = [((0, -1, 0), 0, 5), ((0, 0, 1), 1, 3), ((1, 0, 0), 2, 4)]  # data face order -Y, +Z, +X, -Z, -X, +Y
+    touching = 0
+    for (x, y, z), faces in cells.items():
+        for (dx, dy, dz), face, opposite in steps:
+            other = cells.get((x + dx, y + dy, z + dz))
+            if other is not None:
+                touching += 1
+                assert faces[face] + other[opposite] == 0
+    assert touching >= 1

@@ -148,6 +148,8 @@ class CubesGA(Result):
     out, run_id
         The results file and run: per-generation history rows, the ``best`` series and the population's
         checkpoint (None when nothing was stored).
+    picture
+        The drawing of the best individual written (``png=``), or None.
     """
 
     figure: str
@@ -166,6 +168,7 @@ class CubesGA(Result):
     seeding: dict | None = None
     out: str | None = None
     run_id: str | None = None
+    picture: str | None = None
 
 
 def problem_of(figure: str | Path | Figure, cubes: str | Path | CubeSet | None = None) -> tuple[Figure, CubeSet]:
@@ -208,6 +211,12 @@ def _knobs(budget, batch_size, frontier) -> dict:
 
 def _instances(figure: Figure, cube_set: CubeSet) -> dict:
     return {"cells": figure.cells, "cube_numbers": np.array(cube_set.numbers), "cube_faces": cube_set.faces}
+
+
+def _check_picture(png) -> None:
+    """Fail before the work on a picture name that cannot be drawn."""
+    if png is not None and Path(png).suffix.lower() not in (".png", ".svg"):
+        raise PuzzleInputError(f"--png: cannot draw {str(png)!r}: use a .png or .svg file name")
 
 
 def _contract(doc: dict) -> dict:
@@ -339,8 +348,7 @@ def solve(figure: str | Path | Figure, *, cubes: str | Path | CubeSet | None = N
 
     fig, cube_set = problem_of(figure, cubes)
     _check_order(order)
-    if png is not None and Path(png).suffix.lower() not in (".png", ".svg"):  # fail before the search
-        raise PuzzleInputError(f"--png: cannot draw {str(png)!r}: use a .png or .svg file name")
+    _check_picture(png)
     knobs = _knobs(budget, batch_size, frontier)
     be = backend_of(backend)
     settings = settings_of(be, settings or solver.solve_settings(be), **knobs)
@@ -419,7 +427,7 @@ def ga(figure: str | Path | Figure, *, cubes: str | Path | CubeSet | None = None
        plane: float = 0.5, ruin: float = 0.0, grow: bool = False, repair: int = 0, radius: int = 7,
        repair_order: str = "constrained", islands: int = 1, migrate_every: int = 10, seed_layers: bool = False,
        out: str | Path | None = None, resume: bool | None = None, checkpoint_every: float | None = None,
-       progress: bool | None = None, options: RunOptions | None = None) -> CubesGA:
+       progress: bool | None = None, png: str | Path | None = None, options: RunOptions | None = None) -> CubesGA:
     """Build ``figure`` with the genetic algorithm (the seed document's method, extended).
 
     Parameters
@@ -468,6 +476,9 @@ def ga(figure: str | Path | Figure, *, cubes: str | Path | CubeSet | None = None
         Seconds between commits of the history and checkpoints of the population (default 30).
     progress
         Show a progress bar on stderr.
+    png
+        Draw the best individual (``.png`` or ``.svg``): the whole assembly when the figure was built, else the
+        cubes the best individual placed, in their cells.
     options
         The run's options, for full control (keyword arguments above override them).
 
@@ -489,6 +500,7 @@ def ga(figure: str | Path | Figure, *, cubes: str | Path | CubeSet | None = None
 
     seed = L.check_value("--seed", seed, L.SEED)
     fig, cube_set = problem_of(figure, cubes)
+    _check_picture(png)
     config, ops = ga_config(population=population, generations=generations, mutation=mutation, parents=parents,
                             selection=selection, tournament=tournament, replacement=replacement, block=block,
                             plane=plane, ruin=ruin, grow=grow, repair=repair, radius=radius,
@@ -528,4 +540,11 @@ def ga(figure: str | Path | Figure, *, cubes: str | Path | CubeSet | None = None
     doc.pop("work", None)
     fields = _contract(result.to_json())
     fields["solved"] = fields.pop("success")  # the shared name of a first-solution verb's answer
-    return CubesGA(**fields, device=be.device, **doc)
+    picture = None
+    if png is not None and result.best:
+        from puzzlebatch.results.cubes_pictures import draw_assembly
+
+        what = "built" if result.success else f"best: {result.best_cubes} of {fig.n_cells} cubes"
+        picture = str(draw_assembly(result.best, png, title=f"{fig} by the GA, seed {seed}, generation "
+                                                             f"{result.generation} ({what})"))
+    return CubesGA(**fields, device=be.device, picture=picture, **doc)

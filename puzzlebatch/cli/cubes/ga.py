@@ -30,7 +30,7 @@ def run_ga_cmd(args) -> int:
     from puzzlebatch.cli.options import print_json, run_options
 
     r = cubes.ga(args.figure, cubes=args.cubes, backend=args.backend, seed=args.seed, seed_layers=args.seed_layers,
-                 **_settings(args), options=run_options(args))
+                 **_settings(args), png=args.png, options=run_options(args))
     if args.json:
         print_json(r.to_dict())
     elif r.solved:
@@ -40,10 +40,12 @@ def run_ga_cmd(args) -> int:
         print(layers_text(r.assembly))
         print("\n".join(assembly_lines(r.assembly)))
         print(f"history: {r.out} (run {r.run_id})")
+        if r.picture:
+            print(f"picture: {r.picture}")
     else:
         print(f"GA did not build figure {r.figure} in {r.generation} generations: best {r.best_cubes} of "
               f"{r.n_cells} cubes ({r.evaluations_per_second:,.0f} evaluations/s on {r.backend}); "
-              f"history: {r.out} (run {r.run_id})")
+              f"history: {r.out} (run {r.run_id})" + (f"; picture of the best: {r.picture}" if r.picture else ""))
     return 0
 
 
@@ -86,6 +88,8 @@ def register(verbs) -> None:
                    help="the repair fills the most constrained cell first (default) or cells in scan order")
     p.add_argument("--seed-layers", action="store_true",
                    help="seed the population with GA-built bottom layers (e.g. 2x2x1 layers for 2x2x2)")
+    p.add_argument("--png", "--svg", dest="png", metavar="FILE",
+                   help="draw the best individual (.png or .svg): the assembly, or the cubes it placed")
     p.add_argument("--out", help="results file (default: results/cubes.h5, one run a group)")
     p.add_argument("--resume", action="store_true", help="continue the unfinished GA run in --out")
     p.add_argument("--checkpoint-every", type=L.non_negative_seconds, default=30.0, metavar="SECONDS",

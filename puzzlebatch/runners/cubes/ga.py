@@ -120,9 +120,12 @@ class CubesGAResult:
     backend: str
     assembly: list[dict] | None
     seeding: dict | None
+    best: list[dict] | None = None  # the best individual's cubes, as ``assembly`` but only its filled cells
 
     def to_json(self) -> dict:
-        return dict(self.__dict__)
+        doc = dict(self.__dict__)
+        doc.pop("best")  # drawn (``--png``), not part of the JSON contract
+        return doc
 
 
 def finish(figure: Figure, cubes: CubeSet, result: GAResult, seed: int, backend: Backend,
@@ -143,12 +146,16 @@ def finish(figure: Figure, cubes: CubeSet, result: GAResult, seed: int, backend:
     assembly = None
     if result.success:
         assembly = assembly_doc(figure, cubes, encode.decode(result.best, cubes))
+    best = None
+    if filled.any():  # the filled cells where they lie in the figure
+        docs = assembly_doc(figure, cubes, encode.decode(result.best[filled], cubes))
+        best = [doc | {"cell": [int(v) for v in figure.cells[k]]} for k, doc in zip(np.flatnonzero(filled), docs)]
     return CubesGAResult(figure=str(figure), cells=figure.n_cells, cubes=len(cubes), seed=seed,
                          success=result.success, generation=result.generation, best_cubes=int(result.best_fitness),
                          evaluations=result.evaluations, seconds=result.seconds + (seeding or {}).get(
                              "layer_seconds", 0.0),
                          evaluations_per_second=result.evaluations_per_second, backend=backend.name,
-                         assembly=assembly, seeding=seeding)
+                         assembly=assembly, seeding=seeding, best=best)
 
 
 def run_ga(figure: Figure, cubes: CubeSet, backend: Backend, config: GAConfig, ops: Operators, seed: int, *,
