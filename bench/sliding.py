@@ -22,10 +22,12 @@ Parts (``--part``, default ``all``):
     Marked slow: about 10 s here once the databases exist (building them takes about a minute, once).
 
 ``korf24``
-    The easiest instances (shortest published optima) of Korf & Felner's 50 twenty-four-puzzles, one at a time,
-    with the 6-6-6-6 databases and their reflection (``--partition24``; built first only with ``--build``): each
-    instance's length against the published one, nodes, seconds and nodes per second; ``--korf24-max-nodes``
-    bounds each.  Hours; only run when asked.
+    Korf & Felner's 50 twenty-four-puzzles, one at a time, with the 6-6-6-6 databases and their reflection
+    (``--partition24``; built first only with ``--build``): the ``--korf24-count`` instances whose databases' value of
+    the start is nearest the published optimum (``--korf24-order gap``: the fewest IDA* iterations; ``length``: the
+    shortest optima), by batch IDA* on both cores (``--korf24-split`` items; 0 for the sequential IDA*), with the
+    bound of each finished iteration: each instance's length against the published one, nodes, seconds and nodes
+    per second; ``--korf24-max-nodes`` bounds each.  Hours; only run when asked.
 ``split``
     Batch IDA* for one board (the root split into ``--split-items`` work items, both cores) against the
     sequential IDA* on one core, Korf instances (``--split-instances``) one at a time with ``--partition``;
@@ -219,9 +221,33 @@ def part_build(cpu, partition: str, size: str, cache: Path | None) -> dict:
             "peak_rss_bytes": peak, "disk_bytes": disk}
 
 
+class _RootBound(Exception):
+    pass
+
+
+def root_bound(board: Board, cpu, pdbs) -> int:
+    """The heuristic value of ``board`` (the first batch IDA* bound), without searching past it."""
+    from puzzlebatch.runners.sliding.split import solve_split
+
+    def stop(it):
+        raise _RootBound(it.bound)
+
+    try:
+        solve_split(board, "blank-first", "pdb", cpu, pdbs=pdbs, items=1, on_iteration=stop)
+    except _RootBound as got:
+        return int(got.args[0])
+    raise AssertionError("no iteration ran")
+
+
 def part_korf24(cpu, partition: str, cache: Path | None, count: int, build: bool = False,
-                max_nodes: int | None = None) -> dict:
-    """The ``count`` instances of korf24_50.txt with the shortest optimal solutions, one at a time (slow)."""
+                max_nodes: int | None = None, order_by: str = "gap", split_items: int = 0,
+                only: list[int] | None = None) -> dict:
+    """``count`` instances of korf24_50.txt, one at a time (slow): those with the smallest gap between the
+    published optimum and the databases' value of the start (``order_by="gap"``: the fewest IDA* iterations) or the
+    shortest optima (``"length"``); ``only``: these 0-based instances.  ``split_items`` > 0 runs the batch IDA*
+    (the root split into that many work items, both cores); 0 the sequential IDA* (one core)."""
+    from puzzlebatch.runners.sliding.split import solve_split
+
     folder = sliding_pdb.cache_dir(cache)
     absent = sliding_pdb.missing(5, 5, partition, folder)
     if absent and not build:
@@ -229,21 +255,37 @@ def part_korf24(cpu, partition: str, cache: Path | None, count: int, build: bool
                          f"({sliding_pdb.estimate(5, 5, absent).text()}); run --part build first, or add --build")
     sliding_pdb.ensure(5, 5, partition, cpu, folder)
     korf = read_instances(DATA / "korf24_50.txt")
-    order = sorted(range(len(korf)), key=lambda i: (korf[i][1], i))[:count]
     pdbs = sliding_pdb.load(5, 5, partition, folder)
     sliding.solve_batch([Board(5, 5, tuple(range(25)))], "blank-first", "pdb", cpu, pdbs=pdbs)  # compile
-    out = {"partition": partition, "instances": []}
+    h0 = {i: root_bound(korf[i][0], cpu, pdbs) for i in range(len(korf))}
+    if only:
+        order = list(only)
+    elif order_by == "gap":
+        order = sorted(range(len(korf)), key=lambda i: (korf[i][1] - h0[i], korf[i][1], i))[:count]
+    else:
+        order = sorted(range(len(korf)), key=lambda i: (korf[i][1], i))[:count]
+    print("korf24: start values (published - heuristic): " + ", ".join(
+        f"#{i + 1} {korf[i][1]}-{h0[i]}={korf[i][1] - h0[i]}" for i in order), flush=True)
+    out = {"partition": partition, "order": order_by, "split_items": split_items, "instances": []}
     t0 = time.perf_counter()
-    for i in order:  # one at a time: per-instance times (each uses one core)
+    for i in order:  # one at a time: per-instance times
         b, known = korf[i]
+
+        def say(it, i=i):
+            print(f"  #{i + 1}: bound {it.bound} done, {it.nodes:,} nodes, {it.seconds:.1f} s", flush=True)
         try:
-            r = sliding.solve(b, "blank-first", "pdb", cpu, pdbs=pdbs, max_nodes=max_nodes)
+            if split_items:
+                r = solve_split(b, "blank-first", "pdb", cpu, pdbs=pdbs, items=split_items, max_nodes=max_nodes,
+                                on_iteration=say)
+            else:
+                r = sliding.solve(b, "blank-first", "pdb", cpu, pdbs=pdbs, max_nodes=max_nodes)
         except sliding.NodeLimit:
-            out["instances"].append({"instance": i + 1, "published": known, "solved": False, "nodes": max_nodes})
+            out["instances"].append({"instance": i + 1, "published": known, "h0": h0[i], "solved": False,
+                                     "nodes": max_nodes})
             print(f"korf24 #{i + 1}: not solved within {max_nodes:,} nodes (published {known})", flush=True)
             continue
-        row = {"instance": i + 1, "length": r.length, "published": known, "nodes": r.nodes, "seconds": r.seconds,
-               "nodes_per_second": r.nodes / max(r.seconds, 1e-9), "solved": True}
+        row = {"instance": i + 1, "length": r.length, "published": known, "h0": h0[i], "nodes": r.nodes,
+               "seconds": r.seconds, "nodes_per_second": r.nodes / max(r.seconds, 1e-9), "solved": True}
         out["instances"].append(row)
         print(f"korf24 #{i + 1}: {r.length} moves (published {known}), {r.nodes:,} nodes, {r.seconds:.1f} s, "
               f"{row['nodes_per_second']:,.0f} nodes/s", flush=True)
@@ -305,6 +347,11 @@ def main() -> int:
                     help="all = peer, bfs and korf100; korf24 and build (hours) only when asked")
     ap.add_argument("--korf24-count", type=int, default=10)
     ap.add_argument("--korf24-max-nodes", type=int, help="give up on an instance after this many nodes")
+    ap.add_argument("--korf24-order", choices=["gap", "length"], default="gap",
+                    help="korf24: the instances whose start value is nearest the optimum first, or the shortest")
+    ap.add_argument("--korf24-split", type=int, default=1024,
+                    help="korf24: batch IDA* work items on both cores (0: the sequential IDA*, one core)")
+    ap.add_argument("--korf24-instances", default="", help="korf24: these 1-based instances instead")
     ap.add_argument("--partition24", default="6-6-6-6")
     ap.add_argument("--build", action="store_true", help="korf24: build missing databases first")
     ap.add_argument("--build-partition", default="6-6-6-6")
@@ -338,7 +385,8 @@ def main() -> int:
                           for f in args.format.split(",") for ld in args.load.split(",")]
     if args.part == "korf24":
         doc["korf24"] = part_korf24(cpu, args.partition24, args.cache_dir, args.korf24_count, args.build,
-                                    args.korf24_max_nodes)
+                                    args.korf24_max_nodes, args.korf24_order, args.korf24_split,
+                                    [int(x) - 1 for x in args.korf24_instances.split(",") if x.strip()])
     if args.part == "split":
         doc["split"] = part_split(cpu, args.partition, args.cache_dir,
                                   [int(x) - 1 for x in args.split_instances.split(",")], args.split_items,
