@@ -14,6 +14,11 @@ Each stage is compiled by running it on a few units of a small qualifier problem
 argument types the player gives it.  A stage's marker file (its compile seconds) is written into a scratch folder
 once the stage is in the cache; ``<stage>.failed`` if it raised.  Processes that play (several with ``-c``) find the
 folder in :data:`ENV_FOLDER` and wait on the same markers, so the kernels are compiled once.
+
+A compiling process that dies by a signal writes nothing.  The process that started it sees that from its exit
+status; the others see it from ``<stage>.lock``: the compiling process holds an exclusive lock on one such file a
+stage (:func:`hold_locks`, before anything else), and the system releases a dead process's locks, so a lock file
+that another process can lock, with no marker beside it, is a stage that will not come.
 """
 
 from __future__ import annotations
@@ -84,9 +89,47 @@ def compile_stage(stage: str) -> float:
     return time.perf_counter() - t
 
 
+def hold_locks(folder: Path, stages: list[str]) -> list:
+    """Lock ``<stage>.lock`` in ``folder`` for each stage, for as long as this process lives (keep the returned
+    files).  Each file is locked before it gets its name, so a lock file seen unlocked belongs to a process that has
+    ended.  Nothing (an empty list) where the system has no ``fcntl``."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX: the starting process's exit status is all there is
+        return []
+    held = []
+    for stage in stages:
+        tmp = folder / f".{stage}.lock.{os.getpid()}"
+        f = open(tmp, "wb")  # noqa: SIM115 - held open (and locked) until the process ends
+        fcntl.flock(f, fcntl.LOCK_EX)
+        os.replace(tmp, folder / f"{stage}.lock")
+        held.append(f)
+    return held
+
+
+def lock_released(folder: Path, stage: str) -> bool:
+    """True when ``<stage>.lock`` exists and no process holds it (its compiling process has ended)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover
+        return False
+    try:
+        f = open(folder / f"{stage}.lock", "rb")  # noqa: SIM115
+    except OSError:  # not there yet (the process is starting) or the folder is gone
+        return False
+    with f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return False  # held: the process is alive
+        fcntl.flock(f, fcntl.LOCK_UN)
+        return True
+
+
 def main(argv: list[str]) -> int:
     """The compiling process: ``FOLDER STAGE [STAGE ...]``; each stage's marker written when it is done."""
     folder, stages = Path(argv[0]), argv[1:]
+    held = hold_locks(folder, stages)  # noqa: F841 - released by the system when this process ends
     for stage in stages:
         try:
             seconds = compile_stage(stage)
@@ -147,8 +190,8 @@ class Precompiler:
         """True when no process will bring ``stage`` any more (it failed, or its process exited without it)."""
         if (self.folder / f"{stage}.failed").exists():
             return True
-        if not self.procs:
-            return False
+        if not self.procs:  # a process that joined: the compiling process's lock tells
+            return lock_released(self.folder, stage) and not (self.folder / stage).exists()
         k = next(i for i, g in enumerate(groups(len(self.procs))) if stage in g)
         gone = self.procs[k].poll() is not None and not (self.folder / stage).exists()
         if gone:  # it died without a word (a signal): say so for the players that joined and cannot see it
