@@ -93,9 +93,10 @@ def partition(rows: int, cols: int, name: str | None) -> tuple[str, list[tuple[i
 
 # -- estimates ---------------------------------------------------------------------------------------------------
 
-# The build visits (placement, blank region) pairs: about 0.25 us a pair on the shared 2-core Xeon of
-# bench/RESULTS.md (7-8: 576 M entries x 16 cells in 2,097 s; 6-6-3: 11.5 M x 16 in 62 s).
-SECONDS_PER_PAIR = 0.25e-6
+# The build's BFS runs over (placement of the pattern's tiles, blank cell) states: entries x (cells - tiles) of
+# them.  Measured on the shared 2-core Xeon of bench/RESULTS.md: the 5x5's 6-6-6-6, 9.69 G states in 881 s
+# (0.091 us a state).
+SECONDS_PER_STATE = 0.091e-6
 #: a solve that would build more than this (estimated seconds) or this many bytes of tables asks for ``--build``
 ASK_BUILD_SECONDS = 600.0
 ASK_BUILD_BYTES = 256 << 20
@@ -135,8 +136,9 @@ def estimate(rows: int, cols: int, patterns) -> BuildEstimate:
     sizes = [n_entries(n, len(p)) for p in patterns]
     peak = max(sizes, default=0)
     disk = sum(sizes) + (sum(sizes) + 1) // 2 if n >= PACKED_CELLS else sum(sizes)  # + the 4-bit file
+    states = sum(size * (n - len(p)) for size, p in zip(sizes, patterns))
     return BuildEstimate(len(sizes), sum(sizes), disk, peak + (peak * n + 7) // 8 + peak * n * 8 // 10,
-                         sum(sizes) * n * SECONDS_PER_PAIR)
+                         states * SECONDS_PER_STATE)
 
 
 # -- build -------------------------------------------------------------------------------------------------------
