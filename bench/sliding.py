@@ -34,8 +34,8 @@ Parts (``--part``, default ``all``):
     ``--split-scheduler local:2`` also runs each on a Dask cluster (the same node count, checked).
 ``build``
     Build a partition's databases (``--build-partition``, ``--build-size``; default the 5x5's 6-6-6-6, about a
-    quarter of an hour on 2 cores) into ``--cache-dir``: the estimate printed first, then the measured time, peak resident
-    memory and bytes on disk.  Only run when asked.
+    quarter of an hour on 2 cores) into ``--cache-dir``: the estimate printed first, then the measured time, peak
+    resident memory and bytes on disk.  Only run when asked.
 
 Prints a table and one JSON line.  Run: ``PYTHONPATH=. python bench/sliding.py [--part ...]``
 (install the peer with ``pip install --no-deps slidingpuzzle==0.1.5``: it pins an old numpy it does not need).

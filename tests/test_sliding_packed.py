@@ -73,8 +73,8 @@ def test_packed_ida_on_the_simulator_equals_cpu(cpu, gpu, tmp_path):
 
 
 def test_5x5_tables_are_read_in_4_bits_and_split_solves_with_them(cpu, tmp_path, monkeypatch):
-    """A 5x5 partition of small patterns (the 6-6-6-6 takes a quarter of an hour to build): loaded in 4 bits by default, the
-    batch IDA* with them finds the optimal length (the linear-conflict search's)."""
+    """A 5x5 partition of small patterns (the 6-6-6-6 takes a quarter of an hour to build): loaded in 4 bits by
+    default, the batch IDA* with them finds the optimal length (the linear-conflict search's)."""
     from puzzlebatch.puzzles.sliding.model import goal_board, replay
 
     monkeypatch.setitem(sliding_pdb.PARTITIONS, (5, 5), {"2-2-1": [(1, 2), (5, 6), (3,)]})
