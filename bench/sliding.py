@@ -241,11 +241,14 @@ def root_bound(board: Board, cpu, pdbs) -> int:
 
 def part_korf24(cpu, partition: str, cache: Path | None, count: int, build: bool = False,
                 max_nodes: int | None = None, order_by: str = "gap", split_items: int = 0,
-                only: list[int] | None = None) -> dict:
+                only: list[int] | None = None, projected_cap: float | None = None,
+                skip: list[int] | None = None) -> dict:
     """``count`` instances of korf24_50.txt, one at a time (slow): those with the smallest gap between the
     published optimum and the databases' value of the start (``order_by="gap"``: the fewest IDA* iterations) or the
     shortest optima (``"length"``); ``only``: these 0-based instances.  ``split_items`` > 0 runs the batch IDA*
-    (the root split into that many work items, both cores); 0 the sequential IDA* (one core)."""
+    (the root split into that many work items, both cores); 0 the sequential IDA* (one core).  ``projected_cap``:
+    give an instance up when its next iteration would take more nodes than this (the last iteration's growth
+    taken again), so that a long list is screened in bounded time."""
     from puzzlebatch.runners.sliding.split import solve_split
 
     folder = sliding_pdb.cache_dir(cache)
@@ -258,12 +261,13 @@ def part_korf24(cpu, partition: str, cache: Path | None, count: int, build: bool
     pdbs = sliding_pdb.load(5, 5, partition, folder)
     sliding.solve_batch([Board(5, 5, tuple(range(25)))], "blank-first", "pdb", cpu, pdbs=pdbs)  # compile
     h0 = {i: root_bound(korf[i][0], cpu, pdbs) for i in range(len(korf))}
+    pool = [i for i in range(len(korf)) if i not in set(skip or ())]
     if only:
         order = list(only)
     elif order_by == "gap":
-        order = sorted(range(len(korf)), key=lambda i: (korf[i][1] - h0[i], korf[i][1], i))[:count]
+        order = sorted(pool, key=lambda i: (korf[i][1] - h0[i], korf[i][1], i))[:count]
     else:
-        order = sorted(range(len(korf)), key=lambda i: (korf[i][1], i))[:count]
+        order = sorted(pool, key=lambda i: (korf[i][1], i))[:count]
     print("korf24: start values (published - heuristic): " + ", ".join(
         f"#{i + 1} {korf[i][1]}-{h0[i]}={korf[i][1] - h0[i]}" for i in order), flush=True)
     out = {"partition": partition, "order": order_by, "split_items": split_items, "instances": []}
@@ -271,18 +275,26 @@ def part_korf24(cpu, partition: str, cache: Path | None, count: int, build: bool
     for i in order:  # one at a time: per-instance times
         b, known = korf[i]
 
-        def say(it, i=i):
+        seen = []
+
+        def say(it, i=i, seen=seen):
             print(f"  #{i + 1}: bound {it.bound} done, {it.nodes:,} nodes, {it.seconds:.1f} s", flush=True)
+            seen.append(it.nodes)
+            if projected_cap and len(seen) >= 2 and not it.solved:
+                last, before = seen[-1] - seen[-2], seen[-2] - (seen[-3] if len(seen) >= 3 else 0)
+                projected = last * last / max(before, 1)
+                if projected > projected_cap:
+                    raise sliding.NodeLimit(f"the next iteration would take about {projected:,.0f} nodes")
         try:
             if split_items:
                 r = solve_split(b, "blank-first", "pdb", cpu, pdbs=pdbs, items=split_items, max_nodes=max_nodes,
                                 on_iteration=say)
             else:
                 r = sliding.solve(b, "blank-first", "pdb", cpu, pdbs=pdbs, max_nodes=max_nodes)
-        except sliding.NodeLimit:
+        except sliding.NodeLimit as stop:
             out["instances"].append({"instance": i + 1, "published": known, "h0": h0[i], "solved": False,
-                                     "nodes": max_nodes})
-            print(f"korf24 #{i + 1}: not solved within {max_nodes:,} nodes (published {known})", flush=True)
+                                     "nodes": seen[-1] if seen else max_nodes, "why": str(stop)})
+            print(f"korf24 #{i + 1}: given up (published {known}): {stop}", flush=True)
             continue
         row = {"instance": i + 1, "length": r.length, "published": known, "h0": h0[i], "nodes": r.nodes,
                "seconds": r.seconds, "nodes_per_second": r.nodes / max(r.seconds, 1e-9), "solved": True}
@@ -352,6 +364,9 @@ def main() -> int:
     ap.add_argument("--korf24-split", type=int, default=1024,
                     help="korf24: batch IDA* work items on both cores (0: the sequential IDA*, one core)")
     ap.add_argument("--korf24-instances", default="", help="korf24: these 1-based instances instead")
+    ap.add_argument("--korf24-skip", default="", help="korf24: leave out these 1-based instances")
+    ap.add_argument("--korf24-next-cap", type=float,
+                    help="korf24: give an instance up when its next iteration would pass this many nodes")
     ap.add_argument("--partition24", default="6-6-6-6")
     ap.add_argument("--build", action="store_true", help="korf24: build missing databases first")
     ap.add_argument("--build-partition", default="6-6-6-6")
@@ -386,7 +401,9 @@ def main() -> int:
     if args.part == "korf24":
         doc["korf24"] = part_korf24(cpu, args.partition24, args.cache_dir, args.korf24_count, args.build,
                                     args.korf24_max_nodes, args.korf24_order, args.korf24_split,
-                                    [int(x) - 1 for x in args.korf24_instances.split(",") if x.strip()])
+                                    [int(x) - 1 for x in args.korf24_instances.split(",") if x.strip()],
+                                    args.korf24_next_cap,
+                                    [int(x) - 1 for x in args.korf24_skip.split(",") if x.strip()])
     if args.part == "split":
         doc["split"] = part_split(cpu, args.partition, args.cache_dir,
                                   [int(x) - 1 for x in args.split_instances.split(",")], args.split_items,
