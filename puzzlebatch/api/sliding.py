@@ -870,7 +870,7 @@ def _build_here(s, rows, cols, name, pats, folder, be, force, checkpoint_every, 
     built = []
     base = {"partition": name, "size": f"{rows}x{cols}", "cache_dir": str(folder), "backend": be.name}
     todo = [p for p in pats if force or not sliding_pdb.pattern_file(rows, cols, p, folder).exists()]
-    if todo:  # the estimate first: the 5x5's 6-6-6-6 takes about an hour
+    if todo:  # the estimate first: the 5x5's 6-6-6-6 takes about a quarter of an hour
         say(f"partition {name} for {rows}x{cols}: {sliding_pdb.estimate(rows, cols, todo).text()} (estimated)")
     for p in pats:
         f = sliding_pdb.pattern_file(rows, cols, p, folder)

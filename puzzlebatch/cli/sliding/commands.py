@@ -205,7 +205,7 @@ def register(verbs) -> None:
                    help="give up on a board after N nodes (default: no limit up to 4x4 or with pattern databases, "
                         "a hundred million for larger boards)")
     p.add_argument("--build", action="store_true",
-                   help="build missing pattern databases even when that takes long (5x5 6-6-6-6: about an hour); "
+                   help="build missing pattern databases even when that takes long (5x5 6-6-6-6: about 15 min); "
                         "without it such a request stops at once with the estimate")
     p.add_argument("--batch", type=L.positive_int, help="instances per launch with --file (default: all at once)")
     p.add_argument("--split", type=L.positive_int, metavar="ITEMS",
