@@ -117,6 +117,36 @@ def test_split_from_the_command_line(capsys):
         assert len(err) == 1 and words in err[0]
 
 
+def test_ctrl_c_in_a_split_search_says_the_bound_to_go_on_from(capsys, monkeypatch):
+    """Ctrl-C (injected as the third iteration's line is said): one line naming --from-bound, exit 130; the same
+    command with it finds the same solution."""
+    import json
+
+    from puzzlebatch.cli import main
+    from puzzlebatch.cli.sliding import commands
+
+    said = []
+    real_say = commands._say
+
+    def say(line):
+        said.append(line)
+        real_say(line)
+        if line.startswith("iteration 3:"):
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(commands, "_say", say)
+    argv = ["sliding", "solve", "8 6 7 2 5 4 3 0 1", "--heuristic", "manhattan", "--split", "16", "--backend", "cpu"]
+    assert main([*argv, "--json"]) == 130
+    err = capsys.readouterr().err.strip().splitlines()
+    bound = int(said[-1].split("next bound ")[1])
+    assert err[-1] == (f"puzzlebatch: interrupted; the iterations below bound {bound} are done: the same command "
+                       f"with --from-bound {bound} goes on from there")
+    monkeypatch.setattr(commands, "_say", real_say)
+    assert main([*argv, "--from-bound", str(bound), "--json"]) == 0
+    out = capsys.readouterr()
+    assert json.loads(out.out)["length"] == 31 and f"iteration 1: bound {bound}," in out.err
+
+
 def test_split_on_a_dask_cluster_equals_the_embedded_run(cpu, cluster, tmp_path):
     """Every iteration's items in slices on a local:2 cluster (the workers read the databases from the folder):
     the same solution, node count and iterations as in this process."""

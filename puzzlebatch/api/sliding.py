@@ -29,7 +29,7 @@ from typing import Any, Callable, ClassVar, Sequence
 import numpy as np
 
 from puzzlebatch.api.common import Result, backend_of, internal, options_of
-from puzzlebatch.errors import PuzzleInputError
+from puzzlebatch.errors import Interrupted, PuzzleInputError
 from puzzlebatch.puzzles.sliding.model import GOALS, Board, goal_board, parse_board, parse_size, read_instances, \
     replay, solvability
 from puzzlebatch.runners.engine.backend import Backend
@@ -509,15 +509,24 @@ def solve(tiles: str | Sequence | Board, *, size: str | Sequence[int] | None = N
         if quick is None and split is not None:
             tell = say or _say
 
+            searching = [from_bound]  # the bound of the iteration under way, when known
+
             def progress(it) -> None:
+                searching[0] = it.next_bound
                 tell(f"iteration {it.iteration}: bound {it.bound}, {it.nodes:,} nodes, {it.items:,} work items, "
-                     f"{it.seconds:.1f} s" + (" (solved)" if it.solved else ""))
+                     f"{it.seconds:.1f} s" + (" (solved)" if it.solved else f"; next bound {it.next_bound}"))
 
             from puzzlebatch.runners.sliding import split as split_search
 
-            r = split_search.solve_split(board, goal, heuristic, be, pdbs=pdbs, max_len=max_len,
-                                         items=int(split), kernels=kernels, start_bound=from_bound,
-                                         on_iteration=progress, max_nodes=max_nodes)
+            try:
+                r = split_search.solve_split(board, goal, heuristic, be, pdbs=pdbs, max_len=max_len,
+                                             items=int(split), kernels=kernels, start_bound=from_bound,
+                                             on_iteration=progress, max_nodes=max_nodes)
+            except KeyboardInterrupt as exc:
+                if isinstance(exc, Interrupted) or searching[0] is None:
+                    raise
+                raise Interrupted(hint=f"the iterations below bound {searching[0]} are done: the same command "
+                                       f"with --from-bound {searching[0]} goes on from there") from None
         else:
             r = quick or sliding.solve(board, goal, heuristic, be, pdbs=pdbs, max_len=max_len, kernels=kernels,
                                        max_nodes=max_nodes)

@@ -65,6 +65,7 @@ class SplitIteration:
     items: int
     seconds: float
     solved: bool
+    next_bound: int | None = None  # the bound the next iteration searches (None: solved)
 
 
 def split_depth(rows: int, cols: int, tiles: np.ndarray, items: int, h0: int) -> int:
@@ -147,16 +148,17 @@ def solve_split(board: Board, goal: str, heuristic: str, backend: Backend, *, pd
             nodes += sp.prefix_nodes + int(st[:j + 1, 1].sum())
         else:
             nodes += sp.prefix_nodes + int(st[:, 1].sum())
+        nxt = None if found is not None else int(st[:, 3].min())
+        if nxt == rules.NO_BOUND:
+            raise AssertionError(f"board {board.text()}: the search space ran out (a solvable board)")
         if on_iteration is not None:
-            on_iteration(SplitIteration(iteration, bound, nodes, len(sp.boards), work_clock() - t0, bool(len(solved))))
+            on_iteration(SplitIteration(iteration, bound, nodes, len(sp.boards), work_clock() - t0, bool(len(solved)),
+                                        nxt))
         if found is not None:
             break
         if max_nodes is not None and nodes >= max_nodes:
             raise NodeLimit(f"board {board.text()}: no solution found within {max_nodes:,} nodes of batch IDA* "
-                            f"with {heuristic} (bound {bound}; resume from it with a larger limit)")
-        nxt = int(st[:, 3].min())
-        if nxt == rules.NO_BOUND:
-            raise AssertionError(f"board {board.text()}: the search space ran out (a solvable board)")
+                            f"with {heuristic} (bound {bound}; resume from {nxt} with a larger limit)")
         bound = nxt
     seconds = work_clock() - t0
     dirs_bf = "".join(DIRECTIONS[int(d)] for d in found)
