@@ -242,13 +242,14 @@ def root_bound(board: Board, cpu, pdbs) -> int:
 def part_korf24(cpu, partition: str, cache: Path | None, count: int, build: bool = False,
                 max_nodes: int | None = None, order_by: str = "gap", split_items: int = 0,
                 only: list[int] | None = None, projected_cap: float | None = None,
-                skip: list[int] | None = None) -> dict:
+                skip: list[int] | None = None, scheduler: str | None = None) -> dict:
     """``count`` instances of korf24_50.txt, one at a time (slow): those with the smallest gap between the
     published optimum and the databases' value of the start (``order_by="gap"``: the fewest IDA* iterations) or the
     shortest optima (``"length"``); ``only``: these 0-based instances.  ``split_items`` > 0 runs the batch IDA*
     (the root split into that many work items, both cores); 0 the sequential IDA* (one core).  ``projected_cap``:
     give an instance up when its next iteration would take more nodes than this (the last iteration's growth
-    taken again), so that a long list is screened in bounded time."""
+    taken again), so that a long list is screened in bounded time.  ``scheduler``: solve each solved instance again
+    on that Dask cluster (batch IDA*) and check the same path and node count."""
     from puzzlebatch.runners.sliding.split import solve_split
 
     folder = sliding_pdb.cache_dir(cache)
@@ -302,6 +303,16 @@ def part_korf24(cpu, partition: str, cache: Path | None, count: int, build: bool
         print(f"korf24 #{i + 1}: {r.length} moves (published {known}), {r.nodes:,} nodes, {r.seconds:.1f} s, "
               f"{row['nodes_per_second']:,.0f} nodes/s", flush=True)
         assert r.length == known
+        if scheduler and split_items:
+            from puzzlebatch.runners.engine.distributed import open_pool
+
+            with open_pool(scheduler, "cpu") as pool:
+                t0 = time.perf_counter()
+                dk = solve_split(b, "blank-first", "pdb", cpu, pdbs=pdbs, items=split_items, pool=pool)
+                row |= {"dask_nodes": dk.nodes, "dask_seconds": time.perf_counter() - t0}
+            assert (dk.length, dk.moves, dk.nodes) == (r.length, r.moves, r.nodes), (i, dk.nodes, r.nodes)
+            print(f"  on {scheduler}: {dk.nodes:,} nodes, the same path, {row['dask_seconds']:.1f} s "
+                  "(the workers' compile and table loading included)", flush=True)
     out["total_seconds"] = time.perf_counter() - t0
     return out
 
@@ -383,7 +394,8 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=1, help="korf100: run every variant this many times, in turn")
     ap.add_argument("--split-instances", default="1,2,3,4,5,6,7,8,9,10", help="split: 1-based Korf instances")
     ap.add_argument("--split-items", type=int, default=256, help="split: work items at least")
-    ap.add_argument("--split-scheduler", help="split: also run each instance on this Dask cluster (local:2)")
+    ap.add_argument("--split-scheduler", help="split and korf24: also run each instance on this Dask cluster "
+                    "(local:2)")
     ap.add_argument("--cache-dir")
     args = ap.parse_args()
     cpu = select_backend("cpu")
@@ -403,7 +415,8 @@ def main() -> int:
                                     args.korf24_max_nodes, args.korf24_order, args.korf24_split,
                                     [int(x) - 1 for x in args.korf24_instances.split(",") if x.strip()],
                                     args.korf24_next_cap,
-                                    [int(x) - 1 for x in args.korf24_skip.split(",") if x.strip()])
+                                    [int(x) - 1 for x in args.korf24_skip.split(",") if x.strip()],
+                                    args.split_scheduler)
     if args.part == "split":
         doc["split"] = part_split(cpu, args.partition, args.cache_dir,
                                   [int(x) - 1 for x in args.split_instances.split(",")], args.split_items,
