@@ -93,10 +93,10 @@ def partition(rows: int, cols: int, name: str | None) -> tuple[str, list[tuple[i
 
 # -- estimates ---------------------------------------------------------------------------------------------------
 
-# The build's BFS runs over (placement of the pattern's tiles, blank cell) states: entries x (cells - tiles) of
-# them.  Measured on the shared 2-core Xeon of bench/RESULTS.md: the 5x5's 6-6-6-6, 9.69 G states in 881 s
-# (0.091 us a state).
-SECONDS_PER_STATE = 0.091e-6
+# Build time goes with the entries: measured on the shared 2-core Xeon of bench/RESULTS.md, the 5x5's 6-6-6-6
+# took 881 s for 510 M entries (1.73 us an entry) and the 4x4's 7-8 1,177 s for 577 M (2.04 us); the states the
+# BFS visits (entries x blank cells) fit worse (0.091 against 0.25 us a state).
+SECONDS_PER_ENTRY = 1.9e-6
 #: a solve that would build more than this (estimated seconds) or this many bytes of tables asks for ``--build``
 ASK_BUILD_SECONDS = 600.0
 ASK_BUILD_BYTES = 256 << 20
@@ -136,9 +136,8 @@ def estimate(rows: int, cols: int, patterns) -> BuildEstimate:
     sizes = [n_entries(n, len(p)) for p in patterns]
     peak = max(sizes, default=0)
     disk = sum(sizes) + (sum(sizes) + 1) // 2 if n >= PACKED_CELLS else sum(sizes)  # + the 4-bit file
-    states = sum(size * (n - len(p)) for size, p in zip(sizes, patterns))
     return BuildEstimate(len(sizes), sum(sizes), disk, peak + (peak * n + 7) // 8 + peak * n * 8 // 10,
-                         states * SECONDS_PER_STATE)
+                         sum(sizes) * SECONDS_PER_ENTRY)
 
 
 # -- build -------------------------------------------------------------------------------------------------------
