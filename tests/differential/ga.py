@@ -373,9 +373,10 @@ def interpreted_run(inst: dict) -> dict:
         children = np.empty_like(pop)
         child_fit = np.zeros(p, np.float64)
         carriers = np.zeros(p, np.int64)
+        no_bids = np.empty(0, np.int64)  # the replacement below is the documented one, not the engine's bids
         for i in range(p):
-            breed_item(i, pop, fit, cum, children, child_fit, carriers, rngs, config.n_parents, config.p_mutation,
-                       tournament, config.islands, problem.params, problem.tables)
+            breed_item(i, pop, fit, cum, children, child_fit, carriers, no_bids, rngs, config.n_parents,
+                       config.p_mutation, tournament, config.islands, problem.params, problem.tables)
         if config.replacement == "plus":
             pop, fit = _replace_plus(pop, fit, children, child_fit)
         else:
