@@ -27,4 +27,8 @@ session.Session.on_batch = _on_batch
 if __name__ == "__main__":
     from puzzlebatch.cli import main
 
+    # A shell without job control starts background jobs with SIGINT ignored, and Python keeps that: give this
+    # process (and the workers it starts) the handler a command typed at a terminal has.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
     raise SystemExit(main(sys.argv[1:]))
