@@ -17,7 +17,8 @@ Parts (``--part``, default ``all``):
     Korf's 100 fifteen-puzzle instances with the 6-6-3 databases (mirrored lookup), all at once on the CPU
     backend: total time including loading the databases (not building them), nodes, every length checked.
     ``--compress 0,1`` runs the full tables and the tables compressed by minimum over pairs side by side;
-    ``--format byte,4bit`` the byte tables and the 4-bit ones; ``--load map,copy`` memory-mapped files and tables
+    ``--format byte,4bit`` the byte tables and the 4-bit ones (default ``auto``: the format ``solve`` reads, 4-bit
+    for tables beyond the caches such as 7-8's); ``--load map,copy`` memory-mapped files and tables
     read into memory; ``--repeat N`` every variant N times, in turn.
     Marked slow: about 10 s here once the databases exist (building them takes about a minute, once).
 
@@ -153,7 +154,7 @@ def part_bfs(cpu) -> dict:
     return out
 
 
-def part_korf100(cpu, partition: str, cache: Path | None, compress: int = 0, packed: bool = False,
+def part_korf100(cpu, partition: str, cache: Path | None, compress: int = 0, packed: bool | None = None,
                  copy: bool = False) -> dict:
     folder = sliding_pdb.cache_dir(cache)
     t0 = time.perf_counter()
@@ -181,6 +182,7 @@ def part_korf100(cpu, partition: str, cache: Path | None, compress: int = 0, pac
     wrong = [i + 1 for i, (r, (_, n)) in enumerate(zip(results, korf)) if r.length != n]
     nodes = [r.nodes for r in results]
     info = pdbs.info()
+    packed = pdbs.packed
     out = {"partition": partition, "compress": compress, "packed": packed, "copy": copy,
            "total_seconds_incl_load": total, "load_seconds": t_load, "search_seconds": total - t_load,
            "solved": len(results) - len(wrong), "wrong": wrong, "nodes_total": int(sum(nodes)),
@@ -387,8 +389,8 @@ def main() -> int:
     ap.add_argument("--partition", default="6-6-3")
     ap.add_argument("--compress", default="0", help="korf100: table compressions to run side by side, e.g. 0,1 "
                     "(entries merged by 2**c, the least kept)")
-    ap.add_argument("--format", default="byte", help="korf100: table formats side by side, byte and/or 4bit "
-                    "(e.g. byte,4bit)")
+    ap.add_argument("--format", default="auto", help="korf100: table formats side by side, auto (what solve "
+                    "reads: 4-bit for 7-8), byte and/or 4bit (e.g. byte,4bit)")
     ap.add_argument("--load", default="map", help="korf100: map (memory-mapped files) and/or copy (read into "
                     "memory, huge pages where the system gives them), side by side")
     ap.add_argument("--repeat", type=int, default=1, help="korf100: run every variant this many times, in turn")
@@ -407,7 +409,8 @@ def main() -> int:
         ids = [int(x) - 1 for x in args.korf.split(",") if x.strip()]
         doc["peer"] = part_peer(cpu, args.n8, ids)
     if args.part in ("all", "korf100"):
-        doc["korf100"] = [part_korf100(cpu, args.partition, args.cache_dir, int(c), f == "4bit", ld == "copy")
+        doc["korf100"] = [part_korf100(cpu, args.partition, args.cache_dir, int(c),
+                                        {"auto": None, "byte": False, "4bit": True}[f], ld == "copy")
                           for _ in range(args.repeat) for c in args.compress.split(",")
                           for f in args.format.split(",") for ld in args.load.split(",")]
     if args.part == "korf24":

@@ -4,6 +4,7 @@ table's value, IDA* with them expands the same nodes, on the CPU and on the CUDA
 import numpy as np
 import pytest
 
+from puzzlebatch.errors import PuzzleInputError
 from puzzlebatch.puzzles.sliding import rules
 from puzzlebatch.puzzles.sliding.model import parse_board
 from puzzlebatch.runners.sliding import pdb as sliding_pdb
@@ -77,10 +78,11 @@ def test_5x5_tables_are_read_in_4_bits_and_split_solves_with_them(cpu, tmp_path,
     default, the batch IDA* with them finds the optimal length (the linear-conflict search's)."""
     from puzzlebatch.puzzles.sliding.model import goal_board, replay
 
-    monkeypatch.setitem(sliding_pdb.PARTITIONS, (5, 5), {"2-2-1": [(1, 2), (5, 6), (3,)]})
-    pdbs = sliding_pdb.ensure(5, 5, "2-2-1", cpu, tmp_path)
-    assert pdbs.packed and sliding_pdb.packed_file(5, 5, "2-2-1", tmp_path).exists()
-    assert not sliding_pdb.load(5, 5, "2-2-1", tmp_path, packed=False).packed
+    threes = [tuple(range(k, k + 3)) for k in range(1, 25, 3)]
+    monkeypatch.setitem(sliding_pdb.PARTITIONS, (5, 5), {"3x8": threes})
+    pdbs = sliding_pdb.ensure(5, 5, "3x8", cpu, tmp_path)
+    assert pdbs.packed and sliding_pdb.packed_file(5, 5, "3x8", tmp_path).exists()
+    assert not sliding_pdb.load(5, 5, "3x8", tmp_path, packed=False).packed
     est = sliding_pdb.estimate(5, 5, pdbs.patterns)
     assert est.disk_bytes == est.entries + (est.entries + 1) // 2  # the byte tables and the 4-bit file
     b = goal_board(5, 5, "blank-first")
@@ -88,3 +90,12 @@ def test_5x5_tables_are_read_in_4_bits_and_split_solves_with_them(cpu, tmp_path,
         b = replay(b, [d])[1]
     r = split_search.solve_split(b, "blank-first", "pdb", cpu, pdbs=pdbs, items=16)
     assert r.length == sliding.solve(b, "blank-first", "linear-conflict", cpu).length
+
+
+def test_a_partition_must_hold_every_tile_once(monkeypatch):
+    """The databases' sum is admissible only for disjoint patterns, and zero only on the goal when they hold
+    every tile: a partition that misses a tile or repeats one is refused by name."""
+    for bad in ([(1, 2, 3, 4), (5, 6, 7)], [(1, 2, 3, 4), (4, 5, 6, 7, 8)]):
+        monkeypatch.setitem(sliding_pdb.PARTITIONS, (3, 3), {"bad": bad})
+        with pytest.raises(PuzzleInputError, match="partition 'bad' for 3x3: .*every tile 1 to 8 exactly once"):
+            sliding_pdb.partition(3, 3, "bad")

@@ -907,7 +907,7 @@ def _build_here(s, rows, cols, name, pats, folder, be, force, checkpoint_every, 
             say(f"stopped after --max-layers; run again to resume ({res})")
             return base | {"goal": None, "complete": False, "built": built[:-1], "partial": [str(res)],
                            "patterns": None}
-    info = sliding_pdb.load(rows, cols, name, folder).info()
+    info = sliding_pdb.load(rows, cols, name, folder, packed=False).info()
     # the traffic of the builds this call ran (each table file keeps its own build's)
     return base | {"goal": "blank-first", "complete": True, "built": built, "partial": [], "patterns": info} | {
         k: sum(p[k] for p in info if p["file"] in built) for k in transfers.KEYS}
@@ -935,5 +935,5 @@ def _build_on_pool(s, rows, cols, name, pats, folder, force, checkpoint_every, m
         say(f"stopped after --max-layers; run again to resume ({', '.join(partial)})")
     return {"partition": name, "size": f"{rows}x{cols}", "goal": None if partial else "blank-first",
             "complete": not partial, "cache_dir": str(folder), "built": built, "partial": partial,
-            "patterns": None if partial else sliding_pdb.load(rows, cols, name, folder).info(),
+            "patterns": None if partial else sliding_pdb.load(rows, cols, name, folder, packed=False).info(),
             "backend": s.options.backend_request}

@@ -349,7 +349,28 @@ def line_conflict(board, line, rows, cols, tmp):
     return 2 * (m - best)
 
 
-def pdb_value(p, tpos, pat_tiles, pat_k, pat_off, pdb, n, cols, mirror, mir, cells, mode):
+def pattern_md(p, tpos, pat_tiles, pat_k, cols, mirror, mir):
+    """The Manhattan distance of pattern ``p``'s tiles (with ``mirror``, on the board reflected about its main
+    diagonal: :func:`pdb_value`).  A move of tile ``t`` changes it by ``t``'s own change, in ``t``'s pattern and
+    in ``mir[t]``'s mirrored one (a reflection keeps every tile's distance), so IDA* computes it once per board
+    and then adds the moves' changes."""
+    md = 0
+    inv = (65536 + cols - 1) // cols  # x // cols == (x * inv) >> 16 for every cell x: no division per tile
+    for i in range(pat_k[p]):
+        t = pat_tiles[p, i]
+        if mirror:
+            c = mir[tpos[mir[t]]]
+        else:
+            c = tpos[t]
+        rc = (c * inv) >> 16
+        rt = (t * inv) >> 16
+        dr = rc - rt
+        dc = (c - rc * cols) - (t - rt * cols)
+        md += (dr if dr > 0 else -dr) + (dc if dc > 0 else -dc)
+    return md
+
+
+def pdb_value(p, tpos, pat_tiles, pat_k, pat_off, pdb, n, cols, mirror, mir, cells, mode, md):
     """Database value of pattern ``p`` for the tile positions ``tpos`` (tile -> cell).
 
     With ``mirror`` set, the value for the board reflected about its main diagonal: tile ``t``'s cell there is
@@ -358,8 +379,9 @@ def pdb_value(p, tpos, pat_tiles, pat_k, pat_off, pdb, n, cols, mirror, mir, cel
     ``mode``: bits 0-2 a compression ``shift`` (entry ``rank >> shift`` holds the least of the ``2**shift``
     entries it replaces, still admissible); bit 3 the 4-bit format (:data:`PACKED`): two entries a byte (entry
     ``e`` in the low nibble of byte ``e >> 1`` when ``e`` is even), each the value less the pattern tiles'
-    Manhattan distance, halved (the two have the same parity: each pattern move changes that distance by one),
-    at most 15.  The kernels' ``use_mirror`` argument holds the mirrored lookup in bit 0 and ``mode`` above it.
+    Manhattan distance ``md`` (:func:`pattern_md`, given by the caller, unused in the byte format), halved (the
+    two have the same parity: each pattern move changes that distance by one), at most 15.  The kernels'
+    ``use_mirror`` argument holds the mirrored lookup in bit 0 and ``mode`` above it.
     """
     k = pat_k[p]
     for i in range(k):
@@ -370,21 +392,18 @@ def pdb_value(p, tpos, pat_tiles, pat_k, pat_off, pdb, n, cols, mirror, mir, cel
             cells[i] = tpos[t]
     e = pat_off[p] + (pattern_rank(cells, k, n) >> (mode & 7))
     if mode & PACKED:
-        md = 0
-        inv = (65536 + cols - 1) // cols  # x // cols == (x * inv) >> 16 for every cell x: no division per tile
-        for i in range(k):
-            t = pat_tiles[p, i]
-            c = cells[i]
-            rc = (c * inv) >> 16
-            rt = (t * inv) >> 16
-            dr = rc - rt
-            dc = (c - rc * cols) - (t - rt * cols)
-            md += (dr if dr > 0 else -dr) + (dc if dc > 0 else -dc)
         b = pdb[e >> 1]
         if e & 1:
             b = b >> 4
         return md + 2 * (b & 15)
     return pdb[e]
+
+
+# IDA* keeps each pattern's state in one word of ``hv`` (``hm`` for the mirrored lookups): its database value in
+# the low 16 bits (HV_MASK), its tiles' Manhattan distance above them (HV_SHIFT), so that the 4-bit tables' decode
+# needs no pass over the tiles and a move's undo restores both at once.
+HV_SHIFT = 16
+HV_MASK = 0xFFFF
 
 
 def slide_tile(board, tpos, blank, nb, d, g, hcur, rows, cols, hkind, max_len, pdb, pat_tiles, pat_k, pat_off,
@@ -430,18 +449,22 @@ def slide_tile(board, tpos, blank, nb, d, g, hcur, rows, cols, hkind, max_len, p
         return hcur + dm + lcv[l1] + lcv[l2] - before
     p = tile_pat[t]
     saved[2 * g] = hv[p]
-    hv[p] = pdb_value(p, tpos, pat_tiles, pat_k, pat_off, pdb, n, cols, False, mir, cells, use_mirror >> 1)
+    md = (hv[p] >> HV_SHIFT) + dm
+    hv[p] = (md << HV_SHIFT) | pdb_value(p, tpos, pat_tiles, pat_k, pat_off, pdb, n, cols, False, mir, cells,
+                                         use_mirror >> 1, md)
     s = 0
     for q in range(n_pat):
-        s += hv[q]
+        s += hv[q] & HV_MASK
     hnew = s
     if use_mirror & 1:
         pm = tile_pat[mir[t]]
         saved[2 * g + 1] = hm[pm]
-        hm[pm] = pdb_value(pm, tpos, pat_tiles, pat_k, pat_off, pdb, n, cols, True, mir, cells, use_mirror >> 1)
+        md = (hm[pm] >> HV_SHIFT) + dm
+        hm[pm] = (md << HV_SHIFT) | pdb_value(pm, tpos, pat_tiles, pat_k, pat_off, pdb, n, cols, True, mir, cells,
+                                              use_mirror >> 1, md)
         sm = 0
         for q in range(n_pat):
-            sm += hm[q]
+            sm += hm[q] & HV_MASK
         if sm > hnew:
             hnew = sm
     return hnew
@@ -465,11 +488,16 @@ def start_h(board, rows, cols, hkind, pdb, pat_tiles, pat_k, pat_off, mir, use_m
         s = 0
         sm = 0
         for p in range(n_pat):
-            hv[p] = pdb_value(p, tpos, pat_tiles, pat_k, pat_off, pdb, n, cols, False, mir, cells, use_mirror >> 1)
-            s += hv[p]
+            md = pattern_md(p, tpos, pat_tiles, pat_k, cols, False, mir)
+            v = pdb_value(p, tpos, pat_tiles, pat_k, pat_off, pdb, n, cols, False, mir, cells, use_mirror >> 1, md)
+            hv[p] = (md << HV_SHIFT) | v
+            s += v
             if use_mirror & 1:
-                hm[p] = pdb_value(p, tpos, pat_tiles, pat_k, pat_off, pdb, n, cols, True, mir, cells, use_mirror >> 1)
-                sm += hm[p]
+                md = pattern_md(p, tpos, pat_tiles, pat_k, cols, True, mir)
+                v = pdb_value(p, tpos, pat_tiles, pat_k, pat_off, pdb, n, cols, True, mir, cells, use_mirror >> 1,
+                              md)
+                hm[p] = (md << HV_SHIFT) | v
+                sm += v
         h = s if s > sm else sm
     return h
 
@@ -617,10 +645,12 @@ def ida_item(board, rows, cols, hkind, max_len, pdb, pat_tiles, pat_k, pat_off, 
             else:
                 p = tile_pat[t]
                 saved[2 * g] = hv[p]
-                hv[p] = pdb_value(p, tpos, pat_tiles, pat_k, pat_off, pdb, n, cols, False, mir, cells, use_mirror >> 1)
+                md = (hv[p] >> HV_SHIFT) + dm
+                hv[p] = (md << HV_SHIFT) | pdb_value(p, tpos, pat_tiles, pat_k, pat_off, pdb, n, cols, False, mir,
+                                                     cells, use_mirror >> 1, md)
                 s = 0
                 for q in range(n_pat):
-                    s += hv[q]
+                    s += hv[q] & HV_MASK
                 hnew = s
                 if use_mirror & 1:
                     pm = tile_pat[mir[t]]
@@ -628,11 +658,12 @@ def ida_item(board, rows, cols, hkind, max_len, pdb, pat_tiles, pat_k, pat_off, 
                     # the mirrored lookup only where the plain one does not prune already (Korf & Felner): a
                     # second cache miss saved on most nodes; hm[pm] left as it was is restored as it was
                     if g + 1 + s <= bound:
-                        hm[pm] = pdb_value(pm, tpos, pat_tiles, pat_k, pat_off, pdb, n, cols, True, mir, cells,
-                                           use_mirror >> 1)
+                        md = (hm[pm] >> HV_SHIFT) + dm
+                        hm[pm] = (md << HV_SHIFT) | pdb_value(pm, tpos, pat_tiles, pat_k, pat_off, pdb, n, cols,
+                                                              True, mir, cells, use_mirror >> 1, md)
                         sm = 0
                         for q in range(n_pat):
-                            sm += hm[q]
+                            sm += hm[q] & HV_MASK
                         if sm > hnew:
                             hnew = sm
             path[g] = d
@@ -783,20 +814,23 @@ def dfs_item(board, rows, cols, hkind, max_len, pdb, pat_tiles, pat_k, pat_off, 
         else:
             p = tile_pat[t]
             saved[2 * g] = hv[p]
-            hv[p] = pdb_value(p, tpos, pat_tiles, pat_k, pat_off, pdb, n, cols, False, mir, cells, use_mirror >> 1)
+            md = (hv[p] >> HV_SHIFT) + dm
+            hv[p] = (md << HV_SHIFT) | pdb_value(p, tpos, pat_tiles, pat_k, pat_off, pdb, n, cols, False, mir, cells,
+                                                 use_mirror >> 1, md)
             s = 0
             for q in range(n_pat):
-                s += hv[q]
+                s += hv[q] & HV_MASK
             hnew = s
             if use_mirror & 1:
                 pm = tile_pat[mir[t]]
                 saved[2 * g + 1] = hm[pm]
                 if g0 + g + 1 + s <= bound:  # as in ida_item: the mirror only where the plain value does not prune
-                    hm[pm] = pdb_value(pm, tpos, pat_tiles, pat_k, pat_off, pdb, n, cols, True, mir, cells,
-                                       use_mirror >> 1)
+                    md = (hm[pm] >> HV_SHIFT) + dm
+                    hm[pm] = (md << HV_SHIFT) | pdb_value(pm, tpos, pat_tiles, pat_k, pat_off, pdb, n, cols, True,
+                                                          mir, cells, use_mirror >> 1, md)
                     sm = 0
                     for q in range(n_pat):
-                        sm += hm[q]
+                        sm += hm[q] & HV_MASK
                     if sm > hnew:
                         hnew = sm
         path[g] = d

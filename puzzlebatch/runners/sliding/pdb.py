@@ -88,7 +88,12 @@ def partition(rows: int, cols: int, name: str | None) -> tuple[str, list[tuple[i
     if name not in known:
         have = ", ".join(known) or "none"
         raise PuzzleInputError(f"partition {name!r}: not defined for {rows}x{cols} (defined: {have})")
-    return name, known[name]
+    pats = known[name]
+    tiles = sorted(t for p in pats for t in p)
+    if tiles != list(range(1, rows * cols)):  # additive (disjoint), and h = 0 only on the goal (complete)
+        raise PuzzleInputError(f"partition {name!r} for {rows}x{cols}: its patterns must hold every tile 1 to "
+                               f"{rows * cols - 1} exactly once")
+    return name, pats
 
 
 # -- estimates ---------------------------------------------------------------------------------------------------
@@ -97,10 +102,22 @@ def partition(rows: int, cols: int, name: str | None) -> tuple[str, list[tuple[i
 # took 881 s for 510 M entries (1.73 us an entry) and the 4x4's 7-8 1,177 s for 577 M (2.04 us); the states the
 # BFS visits (entries x blank cells) fit worse (0.091 against 0.25 us a state).
 SECONDS_PER_ENTRY = 1.9e-6
+SECONDS_PER_PACKED_ENTRY = 1.3e-7  # writing the 4-bit form: 73 s for the 7-8's 577 M entries, same machine
 #: a solve that would build more than this (estimated seconds) or this many bytes of tables asks for ``--build``
 ASK_BUILD_SECONDS = 600.0
 ASK_BUILD_BYTES = 256 << 20
 PACKED_CELLS = 25  #: boards of this many cells or more read their tables in 4 bits an entry (:func:`load`)
+#: and so do partitions of more entries than this on smaller boards: tables far beyond the caches, where the 4-bit
+#: file is mapped as it is (the byte tables would be copied into one array on every load: 0.16 s for the 4x4's
+#: 7-8, a third of Korf's 100) and the decode costs less than the bytes it saves
+PACKED_ENTRIES = 1 << 26
+
+
+def packs(rows: int, cols: int, patterns) -> bool:
+    """Whether :func:`load` reads ``patterns``' tables in their 4-bit form by default (:data:`PACKED_CELLS`,
+    :data:`PACKED_ENTRIES`)."""
+    n = rows * cols
+    return n >= PACKED_CELLS or sum(n_entries(n, len(p)) for p in patterns) > PACKED_ENTRIES
 
 
 @dataclass(frozen=True)
@@ -135,7 +152,7 @@ def estimate(rows: int, cols: int, patterns) -> BuildEstimate:
     n = rows * cols
     sizes = [n_entries(n, len(p)) for p in patterns]
     peak = max(sizes, default=0)
-    disk = sum(sizes) + (sum(sizes) + 1) // 2 if n >= PACKED_CELLS else sum(sizes)  # + the 4-bit file
+    disk = sum(sizes) + (sum(sizes) + 1) // 2 if packs(rows, cols, patterns) else sum(sizes)  # + the 4-bit file
     return BuildEstimate(len(sizes), sum(sizes), disk, peak + (peak * n + 7) // 8 + peak * n * 8 // 10,
                          sum(sizes) * SECONDS_PER_ENTRY)
 
@@ -335,9 +352,9 @@ def _pack_key(files, pats) -> str:
     return ";".join(f"{','.join(map(str, p))}@{f.stat().st_mtime_ns}" for f, p in zip(files, pats))
 
 
-def ensure_packed(rows: int, cols: int, name: str, pats, files, folder: Path) -> Path:
+def ensure_packed(rows: int, cols: int, name: str, pats, files, folder: Path, *, say=None) -> Path:
     """The partition's 4-bit file, written once (atomically) from its byte tables ``files``, again when one of
-    them changed; returns its path."""
+    them changed (after saying so through ``say``); returns its path."""
     target = packed_file(rows, cols, name, folder)
     key = _pack_key(files, pats)
     if target.exists():
@@ -345,6 +362,11 @@ def ensure_packed(rows: int, cols: int, name: str, pats, files, folder: Path) ->
             a = f.attrs
             if a.get("schema") == "puzzlebatch-sliding-pdb-4bit" and a.get("sources") == key:
                 return target
+    if say is not None:
+        entries = sum(n_entries(rows * cols, len(p)) for p in pats)
+        say(f"writing the 4-bit form of pattern databases {name} {rows}x{cols} ({entries:,} entries, "
+            f"{(entries + 1) // 2 / 2**20:.0f} MiB, about {entries * SECONDS_PER_PACKED_ENTRY:.0f} s) in {folder}; "
+            "it is written once and reused")
     t0 = work_clock()
     parts = [pack_table(load_table(f), rows, cols, p) for f, p in zip(files, pats)]
     tmp = target.with_suffix(".tmp.h5")
@@ -460,12 +482,13 @@ def missing(rows: int, cols: int, name: str | None, folder: Path) -> list[tuple[
     return [p for p in pats if not pattern_file(rows, cols, p, folder).exists()]
 
 
-def load(rows: int, cols: int, name: str | None, folder: Path, *, packed: bool | None = None) -> PatternDatabases:
-    """A partition's tables, memory-mapped; with ``packed`` (default: from :data:`PACKED_CELLS` cells on), their
-    4-bit forms (written beside them the first time: :func:`ensure_packed`)."""
+def load(rows: int, cols: int, name: str | None, folder: Path, *, packed: bool | None = None,
+         say=None) -> PatternDatabases:
+    """A partition's tables, memory-mapped; with ``packed`` (default: :func:`packs`), their 4-bit forms
+    (written beside them the first time, after saying so through ``say``: :func:`ensure_packed`)."""
     name, pats = partition(rows, cols, name)
     if packed is None:
-        packed = rows * cols >= PACKED_CELLS
+        packed = packs(rows, cols, pats)
     t0 = work_clock()
     files = [pattern_file(rows, cols, p, folder) for p in pats]
     absent = [str(f) for f in files if not f.exists()]
@@ -475,7 +498,7 @@ def load(rows: int, cols: int, name: str | None, folder: Path, *, packed: bool |
     for f, p in zip(files, pats):
         check_table(f, rows, cols, p)
     if packed:
-        whole = load_table(ensure_packed(rows, cols, name, pats, files, folder), "packed")
+        whole = load_table(ensure_packed(rows, cols, name, pats, files, folder, say=say), "packed")
         ends = np.cumsum([(n_entries(rows * cols, len(p)) + 1) // 2 for p in pats])
         tables = [whole[a:b] for a, b in zip(np.concatenate([[0], ends[:-1]]), ends)]
         db = PatternDatabases(rows, cols, name, list(pats), tables, files, work_clock() - t0, 0, True)
@@ -497,4 +520,4 @@ def ensure(rows: int, cols: int, name: str | None, backend: Backend, folder: Pat
                 f"({n_entries(rows * cols, len(p)):,} entries) in {folder}; it is built once and reused")
         build_pattern(rows, cols, p, backend, folder, partition_name=name,
                       progress=(lambda d, m, s, p=p: progress(p, d, m, s)) if progress else None)
-    return load(rows, cols, name, folder, packed=packed)
+    return load(rows, cols, name, folder, packed=packed, say=say)
