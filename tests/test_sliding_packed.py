@@ -99,3 +99,17 @@ def test_a_partition_must_hold_every_tile_once(monkeypatch):
         monkeypatch.setitem(sliding_pdb.PARTITIONS, (3, 3), {"bad": bad})
         with pytest.raises(PuzzleInputError, match="partition 'bad' for 3x3: .*every tile 1 to 8 exactly once"):
             sliding_pdb.partition(3, 3, "bad")
+
+
+def test_tables_beyond_the_caches_are_read_in_4_bits_by_default():
+    """5x5 partitions and the 4x4's 7-8 (577 M entries) default to the 4-bit file; the 4x4's smaller partitions
+    and the 3x3's stay in bytes; the build estimate counts the 4-bit file's disk where it is made."""
+    parts = sliding_pdb.PARTITIONS
+    assert sliding_pdb.packs(4, 4, parts[(4, 4)]["7-8"])
+    assert not any(sliding_pdb.packs(4, 4, parts[(4, 4)][name]) for name in ("6-6-3", "5-5-5"))
+    assert not sliding_pdb.packs(3, 3, parts[(3, 3)]["4-4"])
+    assert all(sliding_pdb.packs(5, 5, p) for p in parts[(5, 5)].values())
+    est = sliding_pdb.estimate(4, 4, parts[(4, 4)]["7-8"])
+    assert est.disk_bytes == est.entries + (est.entries + 1) // 2
+    est = sliding_pdb.estimate(4, 4, parts[(4, 4)]["6-6-3"])
+    assert est.disk_bytes == est.entries
