@@ -50,6 +50,24 @@ def test_packed_ida_expands_the_same_nodes(cpu, tmp_path):
     assert split.length == runs[0][2].length == 31
 
 
+def test_packed_ida_resumed_launch_after_launch_expands_the_same_nodes(cpu, tmp_path, monkeypatch):
+    """Launches of 64 nodes: every board stops and replays its path many times (the pattern's Manhattan distance
+    carried move by move through the replay), with the same nodes and moves as one unbounded launch."""
+    from puzzlebatch.runners.engine.launch import LaunchPlanner
+
+    sliding_pdb.ensure(3, 3, "4-4", cpu, tmp_path)
+    packed = sliding_pdb.load(3, 3, "4-4", tmp_path, packed=True)
+    boards = [parse_board(t) for t in BOARDS]
+    whole = sliding.solve_batch(boards, "blank-last", "pdb", cpu, pdbs=packed)
+    real = sliding.ida_launches
+    monkeypatch.setattr(sliding, "ida_launches", lambda *a, **k: real(
+        *a, planner=LaunchPlanner(64, 2, 1.0, min_budget=64, first_nodes=64), **k))
+    cut = sliding.solve_batch(boards, "blank-last", "pdb", cpu, pdbs=packed)
+    assert [(r.length, r.moves, r.nodes, r.iterations) for r in cut] == \
+           [(r.length, r.moves, r.nodes, r.iterations) for r in whole]
+    assert max(r.nodes for r in whole) > 64 * 4  # several launches at least
+
+
 def test_packed_file_is_rewritten_when_a_table_changes(cpu, tmp_path):
     import os
 
