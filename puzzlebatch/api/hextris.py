@@ -453,7 +453,7 @@ class BeamPlay(HextrisPlay):
 
     beam: int
     keep: int
-    weights: list
+    weights: list | str
     stopped: str | None
     scores: list[dict]
 
@@ -480,7 +480,8 @@ def play(problem: Problems, *, player: str = "beam", time_limit: float | None = 
         Beam player: play only this seed of each problem (default: every seed).
     weights
         Beam player: its 13 weights (a list, a list of lists for a portfolio, or a JSON file; default: the tuned
-        default weights).
+        default weights), or ``"fit"``: per problem, a portfolio of rows chosen from its board's features
+        (:mod:`puzzlebatch.runners.hextris.fit`).
     beam, keep
         Beam player: states kept per game, candidates per state.
     phrases
@@ -591,6 +592,8 @@ def _play_beam(items: list, problems: list[Problem], opts: RunOptions, backend, 
         seeds = {p.id: [seed] for p in problems}
     if weights is None:
         w = hextris_player.DEFAULT_WEIGHTS
+    elif isinstance(weights, str) and weights == "fit":
+        w = "fit"  # a portfolio per problem, chosen from its board's features (runners/hextris/fit.py)
     elif isinstance(weights, (str, Path)):
         w = hextris_player.load_weights(weights)
     else:
@@ -600,7 +603,8 @@ def _play_beam(items: list, problems: list[Problem], opts: RunOptions, backend, 
     t0 = time.perf_counter()  # the time limit is wall time
     w0 = work_clock()  # reported seconds leave compiling out
     ids = [p.id for p in problems]
-    params = {"problems": ids, "weights": np.asarray(w).tolist(), "beam": beam, "keep": keep, "seed": seed,
+    w_doc = w if isinstance(w, str) else np.asarray(w).tolist()
+    params = {"problems": ids, "weights": w_doc, "beam": beam, "keep": keep, "seed": seed,
               "phrases": words, "tag": tag}
     done: list[dict] = []
     with Session(opts, "hextris", "beam-play", params, be, label="hextris play",
@@ -680,7 +684,7 @@ def _play_beam(items: list, problems: list[Problem], opts: RunOptions, backend, 
                 s.run.set_result(result | {"stopped": "time_limit"})
         doc = s.finish(result, complete=not late)
     return BeamPlay(backend=be.name, device=be.device, seconds=seconds, player="beam", beam=beam, keep=keep,
-                    weights=np.asarray(w).tolist(), stopped="time_limit" if late else None,
+                    weights=w_doc, stopped="time_limit" if late else None,
                     entries=[d["entry"] for d in done],
                     scores=[{k: d[k] for k in ("move_score", "power_score", "total", "end", "woven")}
                             | {"problemId": d["entry"]["problemId"], "seed": d["entry"]["seed"]} for d in done],

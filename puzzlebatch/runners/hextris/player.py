@@ -562,6 +562,19 @@ def survival_plans(problem: Problem, backend: Backend, plans: list[GamePlan], be
     return player.plan([g.seed for g in dead] * rows, soft, hard, budget, [g.prefix for g in dead] * rows)
 
 
+#: unit placements a second (games x units) the planning sustains at beam 4 on the 2-core Xeon of
+#: bench/RESULTS.md (problem 18: six rows of a 1,000-unit game in about 26 s): what a portfolio row costs
+PORTFOLIO_RATE = 250.0
+
+
+def portfolio_rows(rows: int, budget: float, placements: int) -> int:
+    """How many of a portfolio's ``rows`` to play when the planning has ``budget`` seconds for ``placements``
+    unit placements a row (units x games): every row costs a whole set of games, and a portfolio that cannot
+    finish its games in the time loses more to short beams and partial games than its other rows win.  At
+    least one."""
+    return max(1, min(int(rows), int(budget * PORTFOLIO_RATE // max(1, placements))))
+
+
 def play_problems(problems: list[Problem], backend: Backend, *, seeds: dict[int, list[int]] | None = None,
                   weights=None, beam: int = 4, keep: int = 8, phrases: list[str] | None = None,
                   seconds: float | None = None, tag: str = "puzzlebatch-beam", weave_phrases: bool = True,
@@ -589,15 +602,22 @@ def play_problems(problems: list[Problem], backend: Backend, *, seeds: dict[int,
     :data:`SURVIVAL_WEIGHTS` (one batch, in the planning time left); all its plans are spelled and the exact scorer
     keeps the best.
 
+    ``weights``: one row, a portfolio of rows (every game once per row, in one batch: the exact scorer keeps the
+    best), a function of the problem giving either, or ``"fit"``: the portfolio chosen from the board's features
+    (:func:`puzzlebatch.runners.hextris.fit.fitted_weights`).  With ``seconds``, a portfolio is cut to the rows
+    (first first) whose games fit in the planning time (:func:`portfolio_rows`).
+
     ``on_unit(problem)``, if given, is called after each unit the planning places in the problem's games (at most
     ``problem.source_length`` times; ``on_problem`` follows when the problem is done).
     """
     from puzzlebatch.puzzles.hextris.model import load_phrases
 
     phrases = load_phrases() if phrases is None else phrases
-    weights = DEFAULT_WEIGHTS if weights is None else np.asarray(weights)
-    if weights.ndim == 2 and len(weights) == 1:
-        weights = weights[0]
+    if isinstance(weights, str) and weights == "fit":  # a portfolio per board, chosen from its features
+        from puzzlebatch.runners.hextris.fit import fitted_weights
+
+        weights = fitted_weights
+    per_problem = weights if callable(weights) else (lambda p, w=weights: w)
     t0 = time.perf_counter()
     seed_lists = [list(dict.fromkeys(seeds[p.id] if seeds and p.id in seeds else p.source_seeds)) for p in problems]
     # each problem's share of the time: the square root of its work (units x seeds x width), so that the problems
@@ -626,6 +646,11 @@ def play_problems(problems: list[Problem], backend: Backend, *, seeds: dict[int,
                 if found:
                     games.append(seed)
                     prefixes.append(found[0][0])
+        weights = DEFAULT_WEIGHTS if per_problem(p) is None else np.asarray(per_problem(p), dtype=np.float64)
+        if weights.ndim == 2 and budget is not None:  # the rows, first first, whose games fit in the time
+            weights = weights[:portfolio_rows(len(weights), budget, p.source_length * len(games))]
+        if weights.ndim == 2 and len(weights) == 1:
+            weights = weights[0]
         rows = len(weights) if weights.ndim == 2 else 1  # a portfolio: every game once per weight row, one batch
         w = np.repeat(weights, len(games), axis=0) if weights.ndim == 2 else weights
         player = BeamPlayer(p, backend, w, beam, keep, max_beam, cap)

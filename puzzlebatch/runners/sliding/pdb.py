@@ -10,6 +10,10 @@ Each pattern's table is one HDF5 file in the cache folder (:func:`cache_dir`: ``
 or the puzzlebatch cache folder, ``$PUZZLEBATCH_CACHE_DIR``): dataset ``distances`` (uint8, contiguous, so it is
 memory-mapped on load) with the board size, the tiles, the goal (``blank-first``) and the partitions it was built
 for in attributes.  An interrupted build leaves ``<name>.partial.h5`` (checkpointed between layers) and resumes from it.
+
+Long because a database's whole life is here, each step reading the one before's files: the partitions and their
+checks, the estimate a build gives before it starts, the resumable build, the 4-bit form written from the byte
+tables, and the loading that hands the kernels one table.
 """
 
 from __future__ import annotations

@@ -1,0 +1,105 @@
+"""Weights that fit the board: the features, the nearest-boards prediction, the portfolio it gives the player."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from puzzlebatch.errors import PuzzleInputError
+from puzzlebatch.puzzles.hextris.generate import generate_problem
+from puzzlebatch.puzzles.hextris.model import official_problem, parse_problem
+from puzzlebatch.runners.hextris import fit
+from puzzlebatch.runners.hextris.player import DEFAULT_WEIGHTS, FEATURE_NAMES
+
+
+def _table(tmp_path, boards, candidates):
+    path = tmp_path / "fit.json"
+    path.write_text(json.dumps({"candidates": candidates, "boards": boards}))
+    fit.load_fit.cache_clear()
+    return str(path)
+
+
+def test_board_features_read_the_problem_file():
+    p = official_problem(6)  # 10x10, 5 units (sizes in the file), 150 units a game, 50 seeds... as the JSON says
+    doc = json.loads((fit.FIT_FILE.parent.parent / "icfp2015" / "problems" / "problem_6.json").read_text())
+    f = dict(zip(fit.FEATURES, fit.board_features(p)))
+    assert f["log_width"] == pytest.approx(np.log(doc["width"]))
+    assert f["log_height"] == pytest.approx(np.log(doc["height"]))
+    assert f["fill"] == pytest.approx(len(doc["filled"]) / (doc["width"] * doc["height"]))
+    assert f["log_units"] == pytest.approx(np.log(len(doc["units"])))
+    sizes = [len(u["members"]) for u in doc["units"]]
+    assert (f["mean_unit_size"], f["max_unit_size"]) == (pytest.approx(np.mean(sizes)), max(sizes))
+    assert f["log_length"] == pytest.approx(np.log(doc["sourceLength"]))
+    assert f["log_seeds"] == pytest.approx(np.log(len(doc["sourceSeeds"])))
+
+
+def test_prediction_is_the_mean_of_the_nearest_boards(tmp_path):
+    """Three training boards: two like a 10x10 board, one like a 50x50; the 10x10 board's prediction is the mean
+    of the two near ones (k=2), and the portfolio's rows come best first."""
+    small, large = parse_problem(generate_problem(3)), parse_problem(generate_problem(4))
+    near = fit.board_features(small)
+    far = near + 10.0
+    cands = [DEFAULT_WEIGHTS.tolist(), [1.0] * len(FEATURE_NAMES), [2.0] * len(FEATURE_NAMES)]
+    path = _table(tmp_path, [{"name": "a", "features": near.tolist(), "relative": [1.0, 1.10, 0.90]},
+                             {"name": "b", "features": (near + 0.01).tolist(), "relative": [1.0, 1.02, 1.00]},
+                             {"name": "c", "features": far.tolist(), "relative": [1.0, 0.50, 1.50]}], cands)
+    try:
+        assert fit.predict(small, k=2, path=path) == pytest.approx([1.0, 1.06, 0.95])
+        w = fit.fitted_weights(small, rows=2, k=2, path=path)
+        assert w.shape == (2, len(FEATURE_NAMES))
+        assert np.array_equal(w[0], cands[1]) and np.array_equal(w[1], cands[0])
+        assert np.array_equal(fit.fitted_weights(small, rows=1, k=2, path=path), cands[1])  # one row: a vector
+        # leaving a board out changes its neighbours
+        assert fit.predict(small, k=1, path=path, exclude="a") == pytest.approx([1.0, 1.02, 1.00])
+        assert large is not None
+    finally:
+        fit.load_fit.cache_clear()
+
+
+def test_a_broken_table_is_one_line_naming_the_file(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{\"candidates\": [[1]], \"boards\": [{\"name\": \"x\", \"features\": [1], \"relative\": [1]}]}")
+    fit.load_fit.cache_clear()
+    with pytest.raises(PuzzleInputError, match=r"bad\.json: not a weight-fit table"):
+        fit.load_fit(str(bad))
+    bad.write_text("not json")
+    fit.load_fit.cache_clear()
+    with pytest.raises(PuzzleInputError, match=r"bad\.json: not a weight-fit table"):
+        fit.load_fit(str(bad))
+    fit.load_fit.cache_clear()
+
+
+def test_the_shipped_table_gives_every_board_a_portfolio_of_its_candidates():
+    """The package's table: learned on the qualifier and generated boards, its candidates 13 weights each; every
+    qualifier problem and a generated one get ``ROWS`` distinct candidate rows."""
+    t = fit.load_fit()
+    assert t["candidates"].shape[1] == len(FEATURE_NAMES) and len(t["names"]) >= 25
+    assert np.array_equal(t["candidates"][0], DEFAULT_WEIGHTS)  # relative scores are over the default weights
+    assert np.allclose(t["relative"][:, 0], 1.0)
+    for p in [official_problem(n) for n in range(25)] + [parse_problem(generate_problem(500))]:
+        w = fit.fitted_weights(p)
+        assert w.shape == (fit.ROWS, len(FEATURE_NAMES))
+        assert len({tuple(r) for r in w}) == fit.ROWS
+        assert all(any(np.array_equal(r, c) for c in t["candidates"]) for r in w)
+
+
+def test_the_player_plays_the_fitted_portfolio(cpu):
+    """``weights="fit"`` plays the board's fitted rows: the same games as those rows passed by hand."""
+    from puzzlebatch.runners.hextris.player import play_problems
+
+    problem = official_problem(23)
+    by_name = play_problems([problem], cpu, weights="fit", beam=2, keep=3)
+    by_hand = play_problems([problem], cpu, weights=fit.fitted_weights(problem), beam=2, keep=3)
+    assert [(s.entry, s.total) for s in by_name] == [(s.entry, s.total) for s in by_hand]
+    assert len(by_name) == len(set(problem.source_seeds))
+
+
+def test_a_portfolio_is_cut_to_the_rows_whose_games_fit_in_the_time():
+    from puzzlebatch.runners.hextris.player import PORTFOLIO_RATE, portfolio_rows
+
+    assert portfolio_rows(3, 10.0, 100) == 3  # 2,500 placements of time for 100 a row
+    assert portfolio_rows(3, 10.0, int(PORTFOLIO_RATE * 10 / 2)) == 2
+    assert portfolio_rows(3, 1.0, 10**6) == 1  # never none
+    assert portfolio_rows(1, 100.0, 1) == 1
