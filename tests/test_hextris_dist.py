@@ -39,3 +39,7 @@ def test_play_on_pool_takes_problems_given_as_objects(cpu):
     here = play_problems([p], cpu, **kwargs)
     there = play_on_pool(pool, specs)([p], cpu, **kwargs)
     assert [s.entry for s in there] == [s.entry for s in here] and [s.total for s in there] == [s.total for s in here]
+    # the fitted portfolio is chosen on the worker, from the same table: the same games
+    here = play_problems([p], cpu, weights="fit", **kwargs)
+    there = play_on_pool(pool, specs)([p], cpu, weights="fit", **kwargs)
+    assert [(s.entry, s.total) for s in there] == [(s.entry, s.total) for s in here]

@@ -21,7 +21,7 @@ class PlayTask:
 
     backend: str
     seeds: dict | None
-    weights: list
+    weights: list | str  # rows, or "fit" (chosen per problem on the worker)
     beam: int
     keep: int
     phrases: list
@@ -38,7 +38,8 @@ class PlayTask:
         t0 = work_clock()
         backend = select_backend(self.backend)
         problems = [problem_from(spec)]
-        solved = play_problems(problems, backend, seeds=self.seeds, weights=np.asarray(self.weights),
+        weights = self.weights if isinstance(self.weights, str) else np.asarray(self.weights)
+        solved = play_problems(problems, backend, seeds=self.seeds, weights=weights,
                                beam=self.beam, keep=self.keep, phrases=self.phrases, seconds=seconds, tag=self.tag,
                                weave_phrases=self.weave)
         return {"solved": solved, "worker": worker_name(), "backend": backend.name,
@@ -55,7 +56,8 @@ def play_on_pool(pool, specs: dict[int, str]):
         from puzzlebatch.runners.hextris.player import DEFAULT_WEIGHTS
 
         w = DEFAULT_WEIGHTS if weights is None else weights
-        task = PlayTask(pool.backend_request, seeds, np.asarray(w).tolist(), beam, keep, phrases, tag, weave_phrases)
+        task = PlayTask(pool.backend_request, seeds, w if isinstance(w, str) else np.asarray(w).tolist(), beam, keep,
+                        phrases, tag, weave_phrases)
         work = np.array([p.source_length * len(set(p.source_seeds)) * p.width for p in problems], np.float64)
         # With a time limit, a problem gets its share of the cluster's time (workers play side by side).
         share = [None if seconds is None else min(seconds, seconds * pool.n_workers * x / max(work.sum(), 1.0))

@@ -646,7 +646,8 @@ def play_problems(problems: list[Problem], backend: Backend, *, seeds: dict[int,
                 if found:
                     games.append(seed)
                     prefixes.append(found[0][0])
-        weights = DEFAULT_WEIGHTS if per_problem(p) is None else np.asarray(per_problem(p), dtype=np.float64)
+        weights = per_problem(p)
+        weights = DEFAULT_WEIGHTS if weights is None else np.asarray(weights, dtype=np.float64)
         if weights.ndim == 2 and budget is not None:  # the rows, first first, whose games fit in the time
             weights = weights[:portfolio_rows(len(weights), budget, p.source_length * len(games))]
         if weights.ndim == 2 and len(weights) == 1:
