@@ -10,6 +10,7 @@ import pytest
 
 from puzzlebatch.cli import main
 from puzzlebatch.puzzles.snake.model import SOURCE_CHAIN
+from tests.backends import GPU
 
 
 def run_cli(capsys, *args):
@@ -142,11 +143,11 @@ def test_cuda_without_gpu_is_a_clear_error():
 
 
 @pytest.mark.gpu
-def test_cuda_under_simulator_reports_cudasim(tmp_path, capsys):
+def test_cuda_reports_the_backend_that_ran(tmp_path, capsys):
     code, out, _ = run_cli(capsys, "snake", "count", "FJJJJJJF", "--box", "2x2x2", "--backend", "cuda", "--json",
                            "--out", str(tmp_path / "sim.h5"))
     doc = json.loads(out)
-    assert doc["backend"] == "cudasim" and doc["embeddings"] == 144
+    assert doc["backend"] == GPU and doc["embeddings"] == 144  # cudasim in the simulator, cuda on a GPU
 
 
 def test_info_json(capsys):
