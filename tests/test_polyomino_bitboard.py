@@ -64,6 +64,46 @@ def test_random_packings_match_the_oracle_and_the_general_engines(cpu, seed):
     assert RP.count_packing(pk, cpu, mode="bitboard").distinct == RP.count_packing(pk, cpu, mode="first").distinct
 
 
+@pytest.mark.parametrize("board, pieces", [("10x6", "pentominoes"), ("11x5", "iq-puzzler-pro"),
+                                           ("3x3x3", "soma"), ("4x4", "trominoes+tetrominoes+dominoes")])
+def test_keyed_lists_hold_exactly_the_candidates_that_fit(board, pieces):
+    # Every list of a cell, for every covering of its key cells, is the cell's full list (key bits 0) less the
+    # candidates that cover a key cell marked covered, in the same order, with run ends that skip one piece.
+    pk = _pack(board, pieces)
+    plain, keyed = B.encode(pk.cover, key_bits=0), B.encode(pk.cover)
+    tp, tk = plain.tables, keyed.tables
+    k = int(tk[BR.H_KEYBITS])
+    assert k == B.KEY_BITS and tp[BR.H_KEYBITS] == 0
+
+    def entries(t, lst):
+        a, b = t[t[BR.H_LSTART] + lst], t[t[BR.H_LSTART] + lst + 1]
+        return t[t[BR.H_ENT] + a * BR.ENT_WIDTH: t[BR.H_ENT] + b * BR.ENT_WIDTH].reshape(-1, BR.ENT_WIDTH)
+
+    for cell in range(pk.cover.n_primary):
+        full = entries(tp, cell)
+        keys = tk[tk[BR.H_KEYS] + cell * k: tk[BR.H_KEYS] + (cell + 1) * k]
+        for key in range(1 << k):
+            covered = sum(1 << int(c) for i, c in enumerate(keys) if (key >> i) & 1 and c != cell)
+            want = full[(full[:, 0] & covered) == 0]
+            got = entries(tk, (cell << k) | key)
+            assert np.array_equal(got[:, [0, 1, 3, 4]], want[:, [0, 1, 3, 4]])
+            for j, row in enumerate(got):  # the run end: the first later entry of another piece
+                later = [i for i in range(j + 1, len(got)) if got[i, 1] != row[1]]
+                assert row[2] == (later[0] if later else len(got))
+
+
+def test_keyed_lists_search_the_same_tree(cpu):
+    # the lists are a filter on the candidates looked at: the same solutions and the same nodes
+    pk = _pack("8x5", "pentominoes+trominoes")
+    counts = []
+    for key_bits in (0, 2, B.KEY_BITS):
+        eng = RP.Engine(pk.cover, B.encode(pk.cover, key_bits=key_bits), "bitboard", True, BR)
+        totals, left = RP.count_engine(eng, cpu, SPLITTY)
+        assert not len(left)
+        counts.append((totals.count, totals.nodes))
+    assert counts[0] == counts[1] == counts[2] and counts[0][0] > 0
+
+
 def test_the_first_solution_is_a_tiling(cpu):
     pk = _pack("10x6", "pentominoes")
     res = RP.solve_packing(pk, cpu, mode="bitboard")

@@ -16,6 +16,8 @@ from puzzlebatch.puzzles.polyomino.cover import UNLIMITED, ExactCover, TablePack
 # Flood-fill steps of the region test (bench/polyomino.py --flood): enough to close the holes a placement cuts off
 # next to the first empty cell, few enough to cost less than the nodes they save.
 DEFAULT_FLOOD = 6
+# Key cells a cell's candidate list is split by (2^KEY_BITS lists a cell; see keyed_lists).
+KEY_BITS = 4
 
 
 def _word(v: int) -> int:
@@ -40,8 +42,63 @@ class Encoded:
     goal: int
 
 
-def encode(ec: ExactCover, prune: bool = True, flood: int | None = None) -> Encoded:
-    """Tables and root; each cell's candidates are tried piece by piece, in option order within a piece."""
+def list_index(cover: int, cell: int, keys: np.ndarray) -> int:
+    """The candidate list of ``cell`` when the covered cells are ``cover`` (the rule's ``list_of``)."""
+    k = keys.shape[1]
+    return (cell << k) | sum(((cover >> int(c)) & 1) << i for i, c in enumerate(keys[cell]))
+
+
+def keyed_lists(masks: np.ndarray, first: np.ndarray, groups: np.ndarray, pbit: np.ndarray, nbr: np.ndarray,
+                ncell: int, key_bits: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The candidate entries, listed by first cell and key, their list starts and each cell's key cells.
+
+    A cell's key cells are the ``key_bits`` other cells that most of its candidates cover; list ``cell << k | key``
+    holds the candidates of ``cell`` that leave free the key cells whose bit is set in ``key``'s complement, i.e.
+    those that fit whatever covers the key cells marked in ``key`` (measured on 6x10: 16 candidates looked at a node
+    with one list a cell, 9.5 with four key cells; bench/log/polyomino.md)."""
+    n_opt = len(masks)
+    cells = np.arange(64, dtype=np.uint64)
+    covers = ((masks[:, None] >> cells[None, :]) & np.uint64(1)).astype(np.int64) if n_opt else \
+        np.zeros((0, 64), np.int64)
+    per_cell = np.zeros((ncell, 64), np.int64)
+    np.add.at(per_cell, first, covers)
+    per_cell[np.arange(ncell), np.arange(ncell)] = -1  # never a cell's own key
+    k = max(0, min(int(key_bits), 6))
+    keys = np.argsort(-per_cell, axis=1, kind="stable")[:, :k].astype(np.int64)
+    # a key cell no candidate covers is no key: the cell itself (always free when its list is read)
+    unused = np.take_along_axis(per_cell, keys, axis=1) <= 0
+    keys[unused] = np.repeat(np.arange(ncell), k).reshape(ncell, k)[unused]
+    nk = 1 << k
+    key_masks = np.zeros((ncell, nk), np.uint64)  # the key cells marked covered in each key
+    for i in range(k):
+        bit = np.where(keys[:, i] != np.arange(ncell), np.left_shift(np.uint64(1), keys[:, i].astype(np.uint64)),
+                       np.uint64(0))  # a cell's own bit never marks a list: it is free when its list is read
+        on = (np.arange(nk) >> i) & 1 == 1
+        key_masks[:, on] |= bit[:, None]
+    order = np.lexsort((np.arange(n_opt), groups, first))  # by cell, piece by piece, option order within
+    # each candidate in every list of its cell whose key cells it leaves free, lists in (cell, key) order
+    fits = (masks[order][:, None] & key_masks[first[order]]) == 0  # (candidate, key)
+    key_of, cand = np.nonzero(fits.T)  # key-major: lexsorted by (cell, key, order) below
+    lst = (first[order][cand] << k) | key_of
+    srt = np.lexsort((cand, lst))
+    cand, lst = cand[srt], lst[srt]
+    opt = order[cand]
+    starts = np.zeros(ncell * nk + 1, np.int64)
+    starts[1:] = np.cumsum(np.bincount(lst, minlength=ncell * nk))
+    m = len(opt)
+    g_of = groups[opt]
+    boundary = np.ones(m, bool)  # a run ends where the next entry is in another list or of another piece
+    boundary[:-1] = (lst[1:] != lst[:-1]) | (g_of[1:] != g_of[:-1])
+    ends = np.flatnonzero(boundary)
+    run_end = ends[np.searchsorted(ends, np.arange(m))] + 1
+    ent = np.column_stack([masks.view(np.int64)[opt], pbit[opt], run_end - starts[lst], opt, nbr[opt]])
+    return ent, starts, keys
+
+
+def encode(ec: ExactCover, prune: bool = True, flood: int | None = None,
+           key_bits: int | None = None) -> Encoded:
+    """Tables and root; each cell's candidates are tried piece by piece, in option order within a piece
+    (``key_bits``: key cells a cell, default :data:`KEY_BITS`; see :func:`keyed_lists`)."""
     if not supports(ec):
         raise ValueError("the bitboard rule needs at most 64 cells and pieces used once")
     n_opt = len(ec.options)
@@ -80,17 +137,8 @@ def encode(ec: ExactCover, prune: bool = True, flood: int | None = None) -> Enco
     nbr = (around & full_u & ~m).view(np.int64)
     grow = [_word(v & full) if k >= 3 else v for k, v in enumerate(grow)]
 
-    order = np.lexsort((np.arange(n_opt), groups, first))
-    cell_of = first[order]
-    starts = np.zeros(ncell + 1, np.int64)
-    starts[1:] = np.cumsum(np.bincount(cell_of, minlength=ncell))
-    m = len(order)
-    g_of = groups[order]
-    boundary = np.ones(m, bool)  # a run ends where the next entry is in another list or of another piece
-    boundary[:-1] = (cell_of[1:] != cell_of[:-1]) | (g_of[1:] != g_of[:-1])
-    ends = np.flatnonzero(boundary)
-    run_end = ends[np.searchsorted(ends, np.arange(m))] + 1
-    ent = np.column_stack([masks[order], pbit[order], run_end - starts[cell_of], order, nbr[order]])
+    ent, starts, keys = keyed_lists(masks_u, first, groups, pbit, nbr, ncell, KEY_BITS if key_bits is None
+                                    else key_bits)
     sizes = [ec.group_size(g) for g in range(ng)]
     placeable = [sizes[g] for g in range(ng) if ec.group_copies[g] - ec.group_used.get(g, 0) > 0]
     uniform = placeable[0] if placeable and all(s == placeable[0] for s in placeable) else 0
@@ -105,8 +153,10 @@ def encode(ec: ExactCover, prune: bool = True, flood: int | None = None) -> Enco
     header[R.H_FLOODK] = max(0, int(DEFAULT_FLOOD if flood is None else flood))
     header[R.H_UNIFORM] = uniform
     header[R.H_NG] = ng
+    header[R.H_KEYBITS] = keys.shape[1]
     put(R.H_LSTART, starts)
     put(R.H_ENT, ent)
+    put(R.H_KEYS, keys)
     put(R.H_OPT, np.column_stack([masks, pbit]))
     put(R.H_GSIZE, sizes or [0])
     put(R.H_GROW, grow)
@@ -127,7 +177,8 @@ def encode(ec: ExactCover, prune: bool = True, flood: int | None = None) -> Enco
             root[R.S_USED] |= 1 << g
     root[s_opt:s_item] = -1
     free = full & ~cover
-    root[s_item] = (free & -free).bit_length() - 1 if free else -1
+    cell = (free & -free).bit_length() - 1
+    root[s_item] = list_index(cover, cell, keys) if free else -1
     if free and goal == 0:
         root[s_item] = -2
     return Encoded(tables, root, goal)

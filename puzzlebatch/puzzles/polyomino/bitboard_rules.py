@@ -7,8 +7,10 @@ at most 64 cells with pieces used once needs, so that a node is a handful of wor
   sign bit is a cell like any other), the placed pieces another;
 * the candidates of a cell are the placements whose *first* cell (in search order) it is, listed piece by piece,
   each entry holding its placement mask, its piece bit, where the next piece's run starts, the option id and the
-  mask of the empty cells around it;
-* X1 is the lowest empty cell (one ``x & -x``); X2 scans the cell's list, skipping a placed piece's whole run;
+  mask of the empty cells around it.  Each cell has 2^k such lists, one for each way its k *key cells* (the cells
+  its candidates cover most) can be covered, holding only the candidates that fit it;
+* X1 is the lowest empty cell (one ``x & -x``) and its list the one its key cells pick; X2 scans that list,
+  skipping a placed piece's whole run;
 * X4, the region test, looks only where the placement just made can have cut a region off: from each empty cell
   next to it a flood fill by shifts of the whole word grows at most ``H_FLOODK`` steps.  A region that closes
   within them, and is not all the empty cells, must have a size that the pieces left can fill (equal piece
@@ -16,9 +18,9 @@ at most 64 cells with pieces used once needs, so that a node is a handful of wor
   found).  A region still growing is left alone: the test only ever rejects dead nodes, whatever the bound;
 * X6 (``leaf_count``): when at most two pieces are left the solutions are counted without placing them.
 
-Tables (flat int64): a header (``H_*``), the candidate entries, the per-cell list starts, per option its mask and
-piece bit, the piece sizes.  State: covered cells, placed pieces, the option of each depth, the first empty cell
-of each depth (-1: the board is full).
+Tables (flat int64): a header (``H_*``), the candidate entries, the list starts (2^k lists a cell), per option its
+mask and piece bit, the piece sizes, the key cells.  State: covered cells, placed pieces, the option of each depth,
+the candidate list of each depth (-1: the board is full).
 """
 
 WORD_BITS = 63  # the subset-sums word
@@ -42,8 +44,10 @@ H_GSIZE = 10  # offset: per piece, its size
 H_GROW = 11  # offset: the shift of each of 3 axes, then the +masks, then the -masks (cells with a neighbour
 #              that way: a cell receives along +axis from below when it has a - neighbour, and vice versa)
 S_OPT = 12  # state offset of the option per depth
-S_ITEM = 13  # state offset of the first empty cell per depth
-H_WIDTH = 14
+S_ITEM = 13  # state offset of the candidate list per depth (the first empty cell and its key; -1: board full)
+H_KEYBITS = 14  # key cells a cell (k: 2^k lists a cell)
+H_KEYS = 15  # offset: per cell, its k key cells
+H_WIDTH = 16
 
 ENT_WIDTH = 5  # mask, piece bit, next piece's run (index in the list), option id, empty-neighbour mask
 S_COVER = 0
@@ -116,6 +120,16 @@ def dead_region(free, used, seeds, tables):
     return False
 
 
+def list_of(cov, cell, tables):
+    """The candidate list of ``cell`` (an empty cell) when ``cov`` is covered: the cell's key cells pick it."""
+    k = tables[H_KEYBITS]
+    keys = tables[H_KEYS] + cell * k
+    key = 0
+    for i in range(k):
+        key = key | (((cov >> tables[keys + i]) & 1) << i)
+    return (cell << k) | key
+
+
 def next_choice(state, depth, c, n, tables):
     """X2: the first candidate from ``c`` on whose piece is not placed and whose cells are empty."""
     it = state[tables[S_ITEM] + depth]
@@ -158,9 +172,9 @@ def place(state, depth, b, tables):
     if free != 0:
         if depth + 1 >= tables[H_GOAL]:
             return False  # out of moves with cells uncovered
-        nxt = bit_index(free & (-free))
         if tables[H_PRUNE] != 0 and dead_region(free, used, tables[b + 4] & free, tables):
             return False
+        nxt = list_of(cov, bit_index(free & (-free)), tables)
     state[S_COVER] = cov
     state[S_USED] = used
     state[tables[S_OPT] + depth] = tables[b + 3]
@@ -204,9 +218,9 @@ def fix_options(state, fixed, k, tables):
     if free != 0:
         if k >= tables[H_GOAL]:
             return False
-        nxt = bit_index(free & (-free))
         if tables[H_PRUNE] != 0 and k > 0 and dead_region(free, state[S_USED], free, tables):
             return False
+        nxt = list_of(state[S_COVER], bit_index(free & (-free)), tables)
     state[tables[S_ITEM] + k] = nxt
     return True
 
@@ -214,6 +228,7 @@ def fix_options(state, fixed, k, tables):
 def completions(cell, rest, piece, tables):
     """The placements of ``piece`` (a piece bit) listed at ``cell`` that cover exactly the cells ``rest``."""
     ls = tables[H_LSTART]
+    cell = list_of(tables[H_FULL] & ~rest, cell, tables)  # they fit wherever the rest is covered
     first = tables[H_ENT] + tables[ls + cell] * ENT_WIDTH
     found = 0
     for c in range(tables[ls + cell + 1] - tables[ls + cell]):
