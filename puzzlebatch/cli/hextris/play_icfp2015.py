@@ -46,8 +46,8 @@ from puzzlebatch.cli.options import add_backend_argument
 from puzzlebatch.errors import EXIT_BAD_INPUT, BackendUnavailableError, PuzzleInputError
 from puzzlebatch.puzzles.hextris.model import load_json, parse_problem
 # the players (GreedyPlayer and play_problems are named here too, for those who import them from here)
-from puzzlebatch.runners.hextris.greedy import CHUNK_UNITS, BeamRun, GreedyPlayer, PlayResult, deadline, \
-    play_problems
+from puzzlebatch.runners.hextris.greedy import CHUNK_UNITS, BeamRun, GreedyPlayer, PlayResult, answer_time, \
+    deadline, play_problems
 
 #: set in the processes of ``-c``'s shards: they play their games themselves
 ENV_SHARD = "PUZZLEBATCH_HEXTRIS_SHARD"
@@ -161,9 +161,9 @@ def play_shards(args, docs: list[dict], shards: int, t0: float, out=None, err=No
         end = None
         if args.seconds is not None:
             left = args.seconds - (time.perf_counter() - t0)
-            # each process answers at 90 % of its own limit, counted from its start: the rest is the margin for its
-            # exit, a late shard's games and the merge here
-            command += ["-t", f"{max(0.5, 0.8 * left - 1.0):.3f}"]
+            # each process answers at 90 % of its own limit, counted from its start (about 79 % of ours): the rest
+            # is the margin for its exit, a late shard's games and the merge here
+            command += ["-t", f"{max(0.5, 0.88 * left - 1.0):.3f}"]
             # shards late past `end` are stopped; their games are then played by the plain-Python player until
             # `last`, which leaves it a share of the time (it is handed no time already past)
             end = t0 + 0.88 * args.seconds - 0.3
@@ -224,7 +224,7 @@ def play(player: BeamRun, seconds: float | None, out=None, err=None, compiler=No
     worker = threading.Thread(target=player.run, daemon=True)
     worker.start()
     # (the margin covers the interpreter start before t0 and writing the output)
-    end = None if seconds is None else player.t0 + 0.9 * seconds - 0.7
+    end = None if seconds is None else answer_time(player.t0, seconds)
     # While the compiled players are built (numba compiling on first use, the whole cold start on a fresh
     # machine), this thread plays every game in plain Python: no game waits for the compiler.
     quick = QuickPlayer(player.problems, load_phrases() if player.phrases is None else list(player.phrases),

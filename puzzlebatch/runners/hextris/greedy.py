@@ -177,6 +177,18 @@ class GreedyPlayer:
         self._parts.clear()
 
 
+def answer_time(t0: float, seconds: float) -> float:
+    """When ``play_icfp2015`` prints its answer, for a limit of ``seconds`` counted from ``t0``: the rest of the
+    limit covers the interpreter's start before ``t0`` and writing the output."""
+    return t0 + 0.9 * seconds - 0.7
+
+
+def beam_end(t0: float, seconds: float) -> float:
+    """When the beam player's planning stops: the answer time less a margin for the last problem's spelling and
+    exact scoring after it (1-2 s measured; 3 % of the limit, at least 3 s)."""
+    return answer_time(t0, seconds) - max(3.0, 0.03 * seconds)
+
+
 def deadline(t0: float, seconds: float | None) -> float | None:
     # a margin for writing the output: stop starting chunks at 85% of the limit
     return None if seconds is None else t0 + max(0.0, 0.85 * seconds - 0.5)
@@ -234,6 +246,7 @@ class BeamRun:
     def run(self) -> None:
         from puzzlebatch.puzzles.hextris.model import load_phrases
         from puzzlebatch.runners.hextris.playouts import score_solutions
+        from puzzlebatch.runners.hextris.player import PLAN_STOP
         from puzzlebatch.runners.hextris.player import play_problems as beam_play
 
         phrases = load_phrases() if self.phrases is None else list(self.phrases)
@@ -271,7 +284,10 @@ class BeamRun:
 
         if not self._stage("beam"):
             return
-        budget = None if self.seconds is None else max(0.1, 0.8 * self.seconds - (time.perf_counter() - self.t0))
+        # beam_play stops planning at PLAN_STOP of its budget: there, the beam end (before, the planning stopped
+        # at 0.85 x 0.8 of the limit and a quarter of it went unused)
+        budget = None if self.seconds is None else \
+            max(0.1, (beam_end(self.t0, self.seconds) - time.perf_counter()) / PLAN_STOP)
         beam_play(self.problems, self.backend, phrases=phrases, seconds=budget, tag=self.tag, on_problem=on_problem,
                   megabytes=self.megabytes)
 

@@ -562,6 +562,9 @@ def survival_plans(problem: Problem, backend: Backend, plans: list[GamePlan], be
     return player.plan([g.seed for g in dead] * rows, soft, hard, budget, [g.prefix for g in dead] * rows)
 
 
+#: the share of ``seconds`` after which the planning stops (the rest: the last problem's weaving and scoring)
+PLAN_STOP = 0.85
+
 #: unit placements a second (games x units) the planning sustains at beam 4 on the 2-core Xeon of
 #: bench/RESULTS.md (problem 18: six rows of a 1,000-unit game in about 26 s): what a portfolio row costs
 PORTFOLIO_RATE = 250.0
@@ -631,7 +634,7 @@ def play_problems(problems: list[Problem], backend: Backend, *, seeds: dict[int,
         start = time.perf_counter()
         soft = hard = mine = budget = None
         if seconds is not None:
-            hard = t0 + 0.85 * seconds
+            hard = t0 + PLAN_STOP * seconds
             mine = start + max(0.0, hard - start) * work[i] / max(work[i:].sum(), 1.0)  # this problem's share
             soft = start + 0.8 * (mine - start)  # past it: greedy; the rest of the share for the weaving
             budget = plan_share * (mine - start) if adaptive else None
