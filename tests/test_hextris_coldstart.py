@@ -54,3 +54,23 @@ def test_slow_compile_is_covered_and_reported():
         assert score_solution(p, e["seed"], e["solution"], phrases).total > 0  # never an empty answer
     assert "before the first compiled move (none was made)" in err.getvalue()
     assert f"placed {player.quick.units} units" in err.getvalue() and player.quick.units > 0
+
+
+def test_the_beam_plans_until_just_before_the_answer():
+    # The beam player stops planning at PLAN_STOP of the seconds it is handed; BeamRun hands it what puts that at
+    # beam_end, a margin before play() prints the answer.  (With 0.8 x 0.85 of -t, a shard of the 3,000 s timed run
+    # stopped planning after 1,640 s of its 2,158.)
+    from puzzlebatch.runners.hextris.greedy import answer_time, beam_end
+    from puzzlebatch.runners.hextris.player import PLAN_STOP
+
+    problems = [official_problem(13)]
+    assert BeamRun(problems, select_backend("cpu"), None, None, "t").beam_seconds(5.0) is None
+    for seconds, spent in ((30.0, 4.0), (600.0, 40.0), (3000.0, 60.0)):
+        run = BeamRun(problems, select_backend("cpu"), seconds, None, "t")
+        now = run.t0 + spent  # the cold start and the greedy phase
+        stop = now + PLAN_STOP * run.beam_seconds(now)
+        assert abs(stop - beam_end(run.t0, seconds)) < 1e-6
+        assert answer_time(run.t0, seconds) - stop >= 3.0  # time to weave and score the last problem
+    assert stop - run.t0 >= 0.85 * 3000.0
+    late = BeamRun(problems, select_backend("cpu"), 30.0, None, "t")
+    assert late.beam_seconds(late.t0 + 29.0) == 0.1  # past the end: the least budget, never a negative one

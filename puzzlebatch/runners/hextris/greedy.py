@@ -246,7 +246,6 @@ class BeamRun:
     def run(self) -> None:
         from puzzlebatch.puzzles.hextris.model import load_phrases
         from puzzlebatch.runners.hextris.playouts import score_solutions
-        from puzzlebatch.runners.hextris.player import PLAN_STOP
         from puzzlebatch.runners.hextris.player import play_problems as beam_play
 
         phrases = load_phrases() if self.phrases is None else list(self.phrases)
@@ -284,12 +283,16 @@ class BeamRun:
 
         if not self._stage("beam"):
             return
-        # beam_play stops planning at PLAN_STOP of its budget: there, the beam end (before, the planning stopped
-        # at 0.85 x 0.8 of the limit and a quarter of it went unused)
-        budget = None if self.seconds is None else \
-            max(0.1, (beam_end(self.t0, self.seconds) - time.perf_counter()) / PLAN_STOP)
-        beam_play(self.problems, self.backend, phrases=phrases, seconds=budget, tag=self.tag, on_problem=on_problem,
-                  megabytes=self.megabytes)
+        beam_play(self.problems, self.backend, phrases=phrases, seconds=self.beam_seconds(time.perf_counter()),
+                  tag=self.tag, on_problem=on_problem, megabytes=self.megabytes)
+
+    def beam_seconds(self, now: float) -> float | None:
+        """The beam player's ``seconds`` when it starts at ``now``: it stops planning at ``PLAN_STOP`` of them,
+        which lands on :func:`beam_end` (before, the planning stopped at 0.85 x 0.8 of the limit and a quarter of
+        it went unused)."""
+        from puzzlebatch.runners.hextris.player import PLAN_STOP
+
+        return None if self.seconds is None else max(0.1, (beam_end(self.t0, self.seconds) - now) / PLAN_STOP)
 
     def solutions(self) -> list[dict]:
         """Every game's best solution so far, in problem and seed order."""
