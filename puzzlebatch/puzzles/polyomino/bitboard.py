@@ -52,9 +52,9 @@ def keyed_lists(masks: np.ndarray, first: np.ndarray, groups: np.ndarray, pbit: 
                 ncell: int, key_bits: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The candidate entries, listed by first cell and key, their list starts and each cell's key cells.
 
-    A cell's key cells are the ``key_bits`` other cells that most of its candidates cover; list ``cell << k | key``
-    holds the candidates of ``cell`` that leave free the key cells whose bit is set in ``key``'s complement, i.e.
-    those that fit whatever covers the key cells marked in ``key`` (measured on 6x10: 16 candidates looked at a node
+    A cell's key cells are the ``key_bits`` other cells that most of its candidates cover (bit ``i`` of a key: key
+    cell ``i`` is covered); list ``cell << k | key`` holds the candidates of ``cell`` that cover none of the key cells
+    its key marks covered, in the order of the cell's whole list (measured on 6x10: 16 candidates looked at a node
     with one list a cell, 9.5 with four key cells; bench/log/polyomino.md)."""
     n_opt = len(masks)
     cells = np.arange(64, dtype=np.uint64)
