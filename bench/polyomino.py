@@ -55,6 +55,7 @@ import time
 from pathlib import Path
 
 import puzzlebatch
+from puzzlebatch.api.common import settings_of
 from puzzlebatch.puzzles.polyomino import packing as P
 from puzzlebatch.puzzles.polyomino import shapes as S
 from puzzlebatch.runners.polyomino import solver as RP
@@ -358,6 +359,8 @@ def main() -> int:
     ap.add_argument("--backend", default="cpu")
     ap.add_argument("--branch", default=None, choices=["bitboard", "first", "mrv", "enclosed", "auto"],
                     help="our branching rule (default: what `polyomino count` runs without --branch)")
+    ap.add_argument("--merge", default=None, choices=["auto", "yes", "no"],
+                    help="count by merged states (default: what `polyomino count` runs, auto); no: the tree search")
     ap.add_argument("--levels", type=int, default=0, help="also time the first solution of N generated levels")
     ap.add_argument("--heuristics", action="store_true", help="also compare the eight piece orderings")
     args = ap.parse_args()
@@ -384,6 +387,7 @@ def main() -> int:
             mode = args.branch or RP.default_branch(pk)  # default: what `polyomino count` runs without --branch
             import numba
 
+            settings = settings_of(backend, merge=args.merge)
             threads = [int(t) for t in args.threads.split(",")] if args.threads else [None]
             row["threads"] = {}
             for nt in threads:
@@ -392,12 +396,13 @@ def main() -> int:
                 walls, cpus = [], []
                 for _ in range(repeat):
                     c0, t0 = time.process_time(), time.perf_counter()
-                    res = RP.count_packing(pk, backend, mode=mode)
+                    res = RP.count_packing(pk, backend, mode=mode, settings=settings)
                     walls.append(time.perf_counter() - t0)
                     cpus.append(time.process_time() - c0)
                 row["threads"][str(nt or numba.get_num_threads())] = {
                     "wall_median_s": statistics.median(walls), "cpu_median_s": statistics.median(cpus)}
             row.update({"solutions": res.solutions, "distinct": res.distinct, "nodes": res.nodes, "branch": res.branch,
+                        "merge": settings.merge, "merged_layers": res.merged_layers,
                         "puzzlebatch_wall_median_s": statistics.median(walls),
                         "puzzlebatch_cpu_median_s": statistics.median(cpus), "repeat": repeat})
         fix = fixed_piece(pk) if args.fix == "auto" or (args.fix == "large" and pk.board.n_cells > LARGE_CUBE) \

@@ -6,6 +6,7 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
+from puzzlebatch.errors import PuzzleInputError
 from puzzlebatch.runners.engine.backend import Backend, select_backend
 from puzzlebatch.runners.engine.search import SearchSettings, default_settings
 from puzzlebatch.runners.engine.session import RunOptions
@@ -37,9 +38,14 @@ def backend_of(backend: str | Backend) -> Backend:
 
 
 def settings_of(backend: Backend, base: SearchSettings | None = None, *, budget: int | None = None,
-                batch_size: int | None = None, frontier: int | None = None) -> SearchSettings:
+                batch_size: int | None = None, frontier: int | None = None,
+                merge: str | None = None) -> SearchSettings:
     """The batch DFS's knobs: ``base`` (or the backend's defaults) with those given replaced."""
     s = dataclasses.replace(base) if base is not None else default_settings(backend)
+    if merge is not None:
+        if merge not in ("auto", "yes", "no"):
+            raise PuzzleInputError(f"merge: {merge!r} is not one of auto, yes, no")
+        s.merge = merge
     if budget:
         s.budget = int(budget)
     if batch_size:

@@ -87,6 +87,9 @@ class PolyominoCount(Result):
         False when stopped early (``max_batches``): the counts so far; the run resumes from ``out``.
     note
         What else happened (subproblems that kept symmetries and were enumerated).
+    merged_layers
+        Layers counted by merged states on the CPU before any tree search (0: a plain tree search; see
+        ``merge``).  ``nodes`` counts the children those layers made and the tree search's nodes.
     board, pieces
         The board's size (``"6x10"``) and the pieces' names.
     verified
@@ -109,6 +112,7 @@ class PolyominoCount(Result):
     board: str
     pieces: list[str]
     device: str
+    merged_layers: int = 0
     verified: dict | None = None
     out: str | None = None
     run_id: str | None = None
@@ -496,7 +500,8 @@ def count(board: str | Path | P.Board | None, pieces: str | Path | Sequence[S.Pi
           mirror: bool | str | None = None, distinct: bool = True, all: bool = False, method: str = "search",
           exact: str = "auto", branch: str | None = None, prune: bool = True, verify: bool = False,
           backend: str | Backend = "auto", out: str | Path | None = None, resume: bool | None = None,
-          scheduler: str | None = None, max_batches: int | None = None, settings: SearchSettings | None = None,
+          scheduler: str | None = None, max_batches: int | None = None, merge: str | None = None,
+          settings: SearchSettings | None = None,
           options: RunOptions | None = None) -> PolyominoCount | PolyominoStripCount:
     """Count every packing of ``pieces`` on ``board``, and the distinct ones up to the board's symmetries.
 
@@ -535,6 +540,12 @@ def count(board: str | Path | P.Board | None, pieces: str | Path | Sequence[S.Pi
         Run on a Dask cluster (``"local:N"``, an address or a scheduler file).
     max_batches
         Stop after this many launches (``complete`` is then False; ``resume=True`` continues).
+    merge
+        ``"auto"`` (the default), ``"yes"`` or ``"no"``: count by merged states first (the bitboard's nodes that
+        cover the same cells with the same pieces searched once, weighted by how many ways reach them; on the
+        CPU, whatever the backend), then search what is left as a tree.  ``"auto"`` merges where Knuth's estimate
+        of the tree is over 20 million nodes; ``merged_layers`` in the result says how many layers were merged.
+        Never with ``all`` (every solution's moves are needed).
     settings, options
         The batch DFS's knobs and the run's options, for full control (keyword arguments above override them).
 
@@ -565,7 +576,7 @@ def count(board: str | Path | P.Board | None, pieces: str | Path | Sequence[S.Pi
     pk = packing_of(board, pieces, level=level, unlimited=unlimited, copies=copies, mirror=mirror)
     branch = branch or RP.default_branch(pk)
     be = backend_of(backend)
-    settings = settings or settings_of(be)
+    settings = settings_of(be, settings, merge=merge)
     params = _params(pk, pieces, unlimited, copies, mirror, branch, prune, level)
     if not distinct:
         params["distinct"] = False

@@ -143,6 +143,7 @@ class SearchDrivers:
     expand: Callable  # host step: children of items
     split_batch: Callable  # host step: budget-stopped items back into items
     estimate_item: Callable  # Knuth's tree-size estimate (branching-rule choice)
+    merge: object = None  # the unit: its merge_* drivers count by merged states (puzzlebatch.cpu_fallback.merge)
     out_width: int = OUT_WIDTH
 
 
@@ -159,7 +160,10 @@ def search_unit(rules: ModuleType, *, inline: bool = True, label: str | None = N
     """
     import sys
 
-    return jit.unit(label or family_label(rules), "cpu", rules=[rules], templates=[search, sys.modules[__name__]],
+    from puzzlebatch.cpu_fallback import merge
+
+    return jit.unit(label or family_label(rules), "cpu", rules=[rules],
+                    templates=[search, sys.modules[__name__], merge],
                     inline=inline, aliases={"next_choice": "no_skip", "leaf_count": "no_leaf_count"})
 
 
@@ -173,4 +177,4 @@ def drivers(rules: ModuleType, inline: bool = True) -> SearchDrivers:
     """
     u = search_unit(rules, inline=inline)
     return SearchDrivers(dfs_batch=u.dfs_batch, dfs_item=u.dfs_item, expand=u.expand, split_batch=u.split_batch,
-                         estimate_item=u.estimate_item)
+                         estimate_item=u.estimate_item, merge=u)

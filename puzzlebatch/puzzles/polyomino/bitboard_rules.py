@@ -52,6 +52,9 @@ H_WIDTH = 16
 ENT_WIDTH = 5  # mask, piece bit, next piece's run (index in the list), option id, empty-neighbour mask
 S_COVER = 0
 S_USED = 1
+# The covered cells and the placed pieces decide everything below a node (its list is the first empty cell's, its
+# region test needs the pieces left): a count merges the nodes where they are equal (puzzlebatch.cpu_fallback.merge).
+MERGE_KEY = (S_COVER, S_USED)
 
 
 def bit_index(b):

@@ -186,6 +186,7 @@ class CountResult:
     prune: bool
     complete: bool = True
     note: str = ""
+    merged_layers: int = 0  # layers counted by merged states on the host, before any tree search
 
     def to_json(self) -> dict:
         return dict(self.__dict__)
@@ -222,6 +223,8 @@ def count_engine(eng: Engine, backend: Backend, settings: SearchSettings | None 
         return totals, Frontier.root(eng.problem).take(slice(0, 0))
     if frontier is None:
         frontier = Frontier.root(eng.problem)
+    if sink is None and dfs.wants_merge(frontier):  # a count alone: by merged states (no solution's moves kept)
+        frontier = dfs.merge_expand(frontier, totals, dfs.settings.merge_states)
     frontier = dfs.expand(frontier, totals, dfs.frontier_target(), sink=sink)
     return dfs.count(frontier, totals, on_batch=on_batch, max_batches=max_batches, sink=sink)
 
@@ -300,7 +303,7 @@ def count_packing_run(pk: P.Packing, backend: Backend, mode: str = DEFAULT_MODE,
     result = CountResult(solutions=int(n_all), distinct=int(n_distinct) if distinct else None,
                          symmetries=len(syms), leaves=len(leaves), nodes=int(nodes),
                          seconds=elapsed + work_clock() - t0, backend=backend.name, branch=eng.mode,
-                         prune=eng.prune, complete=complete, note=note)
+                         prune=eng.prune, complete=complete, note=note, merged_layers=int(totals.merged_layers))
     return result, left, totals
 
 
