@@ -195,3 +195,35 @@ def test_a_wider_search_is_not_started_when_it_would_pass_the_deadline(cpu, monk
     monkeypatch.setattr(player, "DEEPEN_BEAMS", (10**7,))
     got = spell([plan], cpu, load_phrases(), deadline=time.perf_counter() + 600)
     assert widths == [player.SEARCH_BEAM] and len(got) == 1
+
+
+def test_the_greedy_weaver_stops_trying_phrases_within_a_unit_at_the_deadline(cpu, monkeypatch):
+    """A fake clock that passes the deadline right after the first unit starts: the first unit stops trying
+    phrases at its next move (before, the deadline was looked at only when a unit began, so a unit could try up
+    to ``max_tries`` phrases past it).  The string stays legal and locks every unit where planned."""
+    import types
+
+    from puzzlebatch.runners.hextris import phrases as ph
+
+    problem = official_problem(6)
+    seed = problem.source_seeds[0]
+    places, g = _placements(Playouts([problem], cpu), seed, 12)
+    tab = problem_tables(problem).tolist()
+    tries = []
+    real_try = ph._try_path
+
+    def counting(*a, **k):
+        tries.append(1)
+        return real_try(*a, **k)
+
+    monkeypatch.setattr(ph, "_try_path", counting)
+    free = weave(tab, seed, places, load_phrases(), lookahead=False, across=False)
+    n_free = len(tries)
+    clock = iter([0.0] + [10.0] * 10**6)  # the first look before the deadline (5.0), every later one past it
+    monkeypatch.setattr(ph, "time", types.SimpleNamespace(perf_counter=lambda: next(clock)))
+    tries.clear()
+    late = weave(tab, seed, places, load_phrases(), deadline=5.0, lookahead=False, across=False)
+    game = play(problem, seed, late)
+    assert not game.errored and game.units_locked == len(places) and game.move_score == int(g.move_scores[0])
+    n_texts = len(ph.PhraseMatcher(load_phrases()).options(0))
+    assert 0 < len(tries) <= n_texts < n_free  # one pass over the texts at the first move, none after

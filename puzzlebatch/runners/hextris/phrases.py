@@ -276,8 +276,8 @@ def weave(tab: list, seed: int, placements, phrases: list[str], max_tries: int =
     ``lookahead``, where no phrase fits, a sideways or turning move after which one does is preferred to a step
     along the shortest path.  With ``across``, a phrase may also run on past a unit's lock into the next units'
     moves (the lock is one of its characters, every lock on the way at its planned placement): long phrases fit
-    on low boards.  Past ``deadline`` (``time.perf_counter()``) no more phrases are tried (the remaining units
-    take shortest paths).  ``prefix`` (an :func:`opening`) is played first; ``placements`` are then those of the
+    on low boards.  Past ``deadline`` (``time.perf_counter()``, looked at before every move once a unit has tried a
+    phrase) no more phrases are tried: the rest of the game takes shortest paths.  ``prefix`` (an :func:`opening`) is played first; ``placements`` are then those of the
     units after it, the first one from wherever the prefix left it.  Raises ``ValueError`` if a placement is not
     reachable (a player bug).
     """
@@ -408,6 +408,8 @@ def weave(tab: list, seed: int, placements, phrases: list[str], max_tries: int =
         jump = None
         while True:
             took = False
+            if tries and tries < max_tries and deadline is not None and time.perf_counter() >= deadline:
+                tries = max_tries  # the deadline passed within this unit: shortest paths from here
             if tries < max_tries:
                 # best first; a phrase may run on past this unit's lock into the next unit (a long phrase on a
                 # low board)
