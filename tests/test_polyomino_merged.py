@@ -1,4 +1,4 @@
-"""Counting by merged states (the bitboard's ``MERGE_KEY``, :meth:`BatchDFS.merge_expand`).
+"""Counting by merged states (the bitboard's ``MERGE_KEY``, :mod:`puzzlebatch.runners.engine.merge`).
 
 A merged layer keeps each set of equal nodes once, weighted by how many paths reach it; the count is exact for
 any cap on a layer's size, so every check here runs at several caps (every layer merged, a handover to the tree
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from puzzlebatch.puzzles.polyomino import bitboard_rules as BR
-from puzzlebatch.runners.engine import search as ES
+from puzzlebatch.runners.engine import merge as EM
 from puzzlebatch.runners.engine.search import BatchDFS, Frontier, SearchSettings, SearchTotals
 from puzzlebatch.runners.polyomino import solver as RP
 from tests.backends import GPU
@@ -90,7 +90,7 @@ def test_a_merged_layer_holds_every_node_once_with_its_multiplicity(cpu):
     fr = Frontier.root(eng.problem)
     item = int(eng.enc.tables[BR.S_ITEM])
     for layer in plain:
-        nxt = dfs._merge_layer(dfs._host.merge, fr, SearchTotals(), np.array(BR.MERGE_KEY), 1 << 21)
+        nxt = EM.merge_layer(dfs, dfs._host.merge, fr, SearchTotals(), np.array(BR.MERGE_KEY), 1 << 21)
         assert nxt is not None
         want = Counter((int(s[0]), int(s[1]), int(d)) for s, d in zip(layer.states, layer.depths))
         got = {(int(s[0]), int(s[1]), int(d)): int(w) for s, d, w in zip(nxt.states, nxt.depths, nxt.weights)}
@@ -106,7 +106,7 @@ def test_a_layer_over_the_cap_is_not_counted(cpu):
     eng = RP.engine(_pack("10x6", "pentominoes").cover, "bitboard")
     dfs = BatchDFS(eng.problem, cpu, SearchSettings(merge="yes"))
     totals = SearchTotals()
-    left = dfs.merge_expand(Frontier.root(eng.problem), totals, 600)  # layer 2 has 543 states, layer 3 3,052
+    left = EM.merge_expand(dfs, Frontier.root(eng.problem), totals, 600)  # layer 2 has 543 states, layer 3 3,052
     assert totals.merged_layers == 2 and len(left) == 543 and totals.count == 0
     assert int(left.weights.sum()) == 550  # the 550 nodes of the second layer, 7 of them merged away
 
@@ -137,7 +137,7 @@ def test_auto_merges_only_where_the_tree_is_large(cpu, monkeypatch):
     pk = _pack("12x5", "pentominoes")
     small = RP.count_packing(pk, cpu, mode="bitboard")  # about 2 x 10^5 nodes estimated: a tree search
     assert small.merged_layers == 0
-    monkeypatch.setattr(ES, "MERGE_AUTO_NODES", 0.0)
+    monkeypatch.setattr(EM, "AUTO_NODES", 0.0)
     merged = RP.count_packing(pk, cpu, mode="bitboard")
     assert merged.merged_layers > 0 and (merged.solutions, merged.distinct) == (small.solutions, small.distinct)
 
@@ -162,7 +162,7 @@ def test_the_kernel_searches_merged_items_like_the_cpu(cpu, gpu):
     as the CPU's tree search of the same items, and the oracle's count."""
     pk = _pack("5x3", "trominoes+tetrominoes+dominoes")
     eng = RP.engine(pk.cover, "bitboard")
-    left = BatchDFS(eng.problem, cpu, _merged(400)).merge_expand(Frontier.root(eng.problem), SearchTotals(), 400)
+    left = EM.merge_expand(BatchDFS(eng.problem, cpu), Frontier.root(eng.problem), SearchTotals(), 400)
     assert len(left) and int(left.weights.max()) > 1  # the kernel gets weighted items (207, weights up to 16)
     settings = _merged(400, budget=20, batch_size=64, frontier_target=10, first_batch_size=6)
     got = {b.name: RP.count_packing(pk, b, mode="bitboard", settings=settings, distinct=False) for b in (cpu, gpu)}

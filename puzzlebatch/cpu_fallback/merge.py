@@ -3,7 +3,7 @@
 A family whose rules module names ``MERGE_KEY`` (the state words that, with the depth, decide everything below a
 node: the exact-cover bitboard's covered cells and placed pieces) can be counted breadth-first with every set of
 equal nodes of a layer kept once, weighted by how many paths reach it: a dynamic programme over the states
-instead of a tree search (:meth:`puzzlebatch.runners.engine.search.BatchDFS.merge_expand`).  On IQ Puzzler Pro
+instead of a tree search (:func:`puzzlebatch.runners.engine.merge.merge_expand`).  On IQ Puzzler Pro
 2.3 million children are expanded where the tree search visits 70 million nodes.
 
 Templates compiled in the family's search unit (:func:`puzzlebatch.cpu_fallback.search.search_unit`): they call

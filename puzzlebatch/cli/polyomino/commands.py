@@ -378,6 +378,8 @@ def warmup_tasks(b: list[str], tmp) -> list[tuple[str, list[str]]]:
     pieces = tmp / "cut.txt"
     tasks = [("solve", ["solve", "--board", "5x4", "--pieces", "tetrominoes", *b, "--json"]),
              ("count", ["count", "--board", "5x4", "--pieces", "tetrominoes", *b, "--json"]),
+             ("count --merge yes", ["count", "--board", "5x4", "--pieces", "tetrominoes", "--merge", "yes", *b,
+                                    "--json"]),
              ("count --all", ["count", "--board", "4x3", "--pieces", "trominoes", "--unlimited",
                               "--all", *b, "--out", out, "--json"]),
              ("count --branch auto", ["count", "--board", "5x4", "--pieces", "tetrominoes",

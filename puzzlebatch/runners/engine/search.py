@@ -15,7 +15,6 @@ from typing import Callable
 
 import numpy as np
 
-from puzzlebatch.jit.atomic import LANES
 from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.limits import check_memory
 from puzzlebatch.puzzles.search import BUDGET, DONE, OUT_COUNT, OUT_DEPTH, OUT_NODES, OUT_NSOL, OUT_STATUS, \
@@ -27,8 +26,6 @@ from puzzlebatch.xp import compact
 
 ENUM_BUFFER = 8  # solutions an item copies per launch when enumerating
 ENUM_BATCH = 4096  # items per launch when enumerating (the solution buffers are ENUM_BUFFER states each)
-MERGE_AUTO_NODES = 2e7  # merge="auto": merge where the estimated tree (all work items) is larger (measured: see merge)
-MERGE_CHUNK = 1 << 20  # child slots filled per step of a merged layer (memory: about 40 bytes a slot)
 LAUNCH_BYTES = 1 << 30  # host arrays of one launch at most (states, stacks, solution buffers): long states, fewer items
 
 
@@ -44,7 +41,7 @@ class SearchProblem:
     @property
     def merge_key(self) -> tuple[int, ...]:
         """The state words that, with the depth, decide a node's subtree: the rules module's ``MERGE_KEY`` (a
-        count may then merge equal nodes, :meth:`BatchDFS.merge_expand`), or () when it names none."""
+        count may then merge equal nodes, :mod:`puzzlebatch.runners.engine.merge`), or () when it names none."""
         return tuple(int(w) for w in getattr(self.rules, "MERGE_KEY", ()))
 
 
@@ -88,7 +85,7 @@ class SearchTotals:
     items: int = 0
     solutions: list[np.ndarray] = field(default_factory=list)
     done: float = 0.0  # an estimate of the share of the tree searched, 0 to 1 (see :func:`spread`)
-    merged_layers: int = 0  # layers counted by merged states (BatchDFS.merge_expand)
+    merged_layers: int = 0  # layers counted by merged states (runners.engine.merge)
 
     def meta(self) -> dict:
         return {"count": self.count, "nodes": self.nodes, "batches": self.batches, "items": self.items,
@@ -136,7 +133,7 @@ class SearchSettings:
     merge_target: int | None = None
     # Count by merged states (families that name a MERGE_KEY): expand breadth-first, each set of equal nodes of a
     # layer kept once with the sum of their weights, while a layer holds at most merge_states items; then the batch
-    # DFS searches what is left.  "auto": only where Knuth's estimate of the tree is over MERGE_AUTO_NODES (a
+    # DFS searches what is left.  "auto": only where Knuth's estimate of the tree is over merge.AUTO_NODES (a
     # merged child costs 2-3 tree nodes: it pays on IQ Puzzler Pro, 16x fewer nodes, not on the pentomino
     # rectangles, 2x fewer); "yes"; "no": a plain tree search.
     merge: str = "auto"
@@ -294,106 +291,6 @@ class BatchDFS:
             if symmetric and self.canonicalize is not None and len(frontier):
                 frontier = self.canonicalize(frontier)
         return frontier
-
-    def wants_merge(self, frontier: Frontier) -> bool:
-        """Whether a count below ``frontier`` goes by merged states (the settings' ``merge``; "auto": Knuth's
-        estimate of the items' trees, 16 probes each, over :data:`MERGE_AUTO_NODES`)."""
-        mode = self.settings.merge
-        if mode not in ("auto", "yes", "no"):
-            from puzzlebatch.errors import PuzzleInputError
-
-            raise PuzzleInputError(f"--merge: {mode!r} is not one of auto, yes, no")
-        if mode == "no" or not self.problem.merge_key or self.settings.merge_states <= 0 or not len(frontier):
-            return False
-        if mode == "yes":
-            return True
-        p = self.problem
-        est = 0.0
-        for i in range(min(len(frontier), 256)):
-            est += float(self._host.estimate_item(frontier.states[i], frontier.states[i].copy(),
-                                                  np.int32(frontier.depths[i]), np.int64(p.goal), np.int64(16),
-                                                  np.int64(i + 1), p.tables)) * float(frontier.weights[i] > 0)
-        est *= len(frontier) / min(len(frontier), 256)
-        return est > MERGE_AUTO_NODES
-
-    def merge_expand(self, frontier: Frontier, totals: SearchTotals, max_items: int) -> Frontier:
-        """Count by merged states: expand layer by layer, keeping each set of equal children (same depth and
-        :attr:`SearchProblem.merge_key` words) once, with the sum of their weights; the solutions reached are
-        counted.  Stops when the frontier is empty, or before a layer would hold more than ``max_items`` items
-        (the work left is then that frontier, for the batch DFS).  Exact for any ``max_items``: the nodes merged
-        have the same subtree, so the same count.  Not for enumerating: a merged item keeps one path's moves.
-
-        The children are made by the family's own rules, in parallel on the CPU (:mod:`puzzlebatch.cpu_fallback.
-        merge`), whatever backend then searches the rest."""
-        key = np.asarray(self.problem.merge_key, np.int64)
-        if not len(key) or max_items <= 0:
-            return frontier
-        p = self.problem
-        u = self._host.merge
-        while len(frontier):
-            nxt = self._merge_layer(u, frontier, totals, key, max_items)
-            if nxt is None:
-                break
-            totals.merged_layers += 1
-            frontier = nxt
-        return frontier
-
-    def _merge_layer(self, u, frontier: Frontier, totals: SearchTotals, key: np.ndarray,
-                     max_items: int) -> Frontier | None:
-        """One merged layer below ``frontier`` (its solutions counted in ``totals``), or None (nothing counted)
-        when it would hold more than ``max_items`` items."""
-        p = self.problem
-        depths = frontier.depths.astype(np.int32)
-        los = frontier.los.astype(np.int32)
-        bounds = u.merge_bounds(frontier.states, depths, los, p.goal, p.tables)
-        nk = len(key) + 1
-        cap = 1 << max(4, int(min(max_items, len(frontier) + int(bounds.sum()) // 8)).bit_length())
-        slot = np.full(cap, -1, np.int64)
-        rep_keys = np.empty((cap // 2, nk), np.int64)
-        rep_parent = np.empty(cap // 2, np.int64)
-        rep_choice = np.empty(cap // 2, np.int32)
-        rep_weight = np.empty(cap // 2, np.int64)
-        m = found = nodes = 0
-        start = 0
-        ends = np.cumsum(bounds)
-        while start < len(frontier):
-            # a chunk of items with at most MERGE_CHUNK child slots (one item at least)
-            stop = max(start + 1, int(np.searchsorted(ends, (ends[start - 1] if start else 0) + MERGE_CHUNK,
-                                                      side="right")))
-            offsets = np.zeros(stop - start + 1, np.int64)
-            np.cumsum(bounds[start:stop], out=offsets[1:])
-            slots = int(offsets[-1])
-            keys = np.empty((slots, nk), np.int64)  # pages touched only where children are written
-            parents = np.empty(slots, np.int64)
-            choices = np.empty(slots, np.int32)
-            got = np.zeros(stop - start, np.int64)
-            made = np.zeros(stop - start, np.int64)
-            lanes = np.zeros(LANES, np.int64)
-            u.merge_children(frontier.states[start:stop], depths[start:stop], los[start:stop], offsets, p.goal, key,
-                             keys, parents, choices, got, made, lanes, p.tables)
-            chunk = -(-(stop - start) // LANES)
-            firsts = offsets[np.minimum(np.arange(LANES) * chunk, stop - start)]
-            found += int(np.dot(got, frontier.weights[start:stop]))
-            nodes += int(made.sum())
-            filled = int((lanes - firsts).sum())
-            if m + filled > max_items:
-                return None
-            if 2 * (m + filled) > cap:  # grow the index to keep it at most half full
-                cap = 1 << (2 * (m + filled)).bit_length()
-                slot = np.full(cap, -1, np.int64)
-                u.merge_rehash(rep_keys, m, slot)
-                rep_keys = np.concatenate([rep_keys[:m], np.empty((cap // 2 - m, nk), np.int64)])
-                rep_parent, rep_choice, rep_weight = (np.concatenate([a[:m], np.empty(cap // 2 - m, a.dtype)])
-                                                      for a in (rep_parent, rep_choice, rep_weight))
-            m = u.merge_insert(keys, parents, choices, frontier.weights[start:stop], firsts, lanes, slot, rep_keys,
-                               rep_parent, rep_choice, rep_weight, m, start)
-            start = stop
-        check_memory(8 * m * frontier.states.shape[1], f"a merged layer of {m:,} states")
-        states = np.empty((m, frontier.states.shape[1]), np.int64)
-        u.merge_rebuild(frontier.states, depths, rep_parent[:m], rep_choice[:m], states, p.tables)
-        totals.count += found
-        totals.nodes += nodes
-        return Frontier(states, rep_keys[:m, 0].astype(np.int32), np.zeros(m, np.int32), rep_weight[:m].copy())
 
     # -- one launch -----------------------------------------------------------------------------------------
     def run_batch(self, batch: Frontier, max_solutions: int, stop_after: int, budget: int | None = None,

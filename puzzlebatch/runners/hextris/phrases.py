@@ -277,8 +277,9 @@ def weave(tab: list, seed: int, placements, phrases: list[str], max_tries: int =
     along the shortest path.  With ``across``, a phrase may also run on past a unit's lock into the next units'
     moves (the lock is one of its characters, every lock on the way at its planned placement): long phrases fit
     on low boards.  Past ``deadline`` (``time.perf_counter()``, looked at before every move once a unit has tried a
-    phrase) no more phrases are tried: the rest of the game takes shortest paths.  ``prefix`` (an :func:`opening`) is played first; ``placements`` are then those of the
-    units after it, the first one from wherever the prefix left it.  Raises ``ValueError`` if a placement is not
+    phrase) no more phrases are tried: the rest of the game takes shortest paths.  ``prefix`` (an
+    :func:`opening`) is played first; ``placements`` are then those of the units after it, the first one from
+    wherever the prefix left it.  Raises ``ValueError`` if a placement is not
     reachable (a player bug).
     """
     matcher = PhraseMatcher(phrases)

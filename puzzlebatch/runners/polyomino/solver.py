@@ -1,4 +1,8 @@
-"""Polyomino and polycube packing on the batch DFS: count (all and distinct), first solution, enumeration."""
+"""Polyomino and polycube packing on the batch DFS: count (all and distinct), first solution, enumeration.
+
+Long because every search verb of the family meets here (the engine choice, the warm-up, counting with symmetry
+breaking, the first solution, enumeration, generated levels): each is short and they share the engine and leaves.
+"""
 
 from __future__ import annotations
 
@@ -16,6 +20,7 @@ from puzzlebatch.puzzles.polyomino import mrv
 from puzzlebatch.puzzles.polyomino import mrv_rules
 from puzzlebatch.puzzles.polyomino import packing as P
 from puzzlebatch.puzzles.polyomino import rules
+from puzzlebatch.runners.engine import merge
 from puzzlebatch.runners.engine.backend import Backend
 from puzzlebatch.runners.polyomino import orbits as O
 from puzzlebatch.runners.engine.search import BatchDFS, Frontier, SearchProblem, SearchSettings, SearchTotals
@@ -164,6 +169,8 @@ def warm_up(backend: Backend, enumerate: bool = False) -> float:
     once = P.build(P.parse_board("4x5"), S.load_pieces("tetrominoes"))  # pieces used once: the bitboard
     eng = engine(once.cover, "bitboard")
     count_engine(eng, backend, tiny)
+    count_engine(eng, backend, SearchSettings(budget=1, batch_size=4, frontier_target=3, first_batch_size=2,
+                                              merge="yes", merge_states=8))  # merged layers, then the tree
     BatchDFS(eng.problem, backend, tiny).first()
     eng.state_with([0])
     if enumerate:
@@ -223,8 +230,8 @@ def count_engine(eng: Engine, backend: Backend, settings: SearchSettings | None 
         return totals, Frontier.root(eng.problem).take(slice(0, 0))
     if frontier is None:
         frontier = Frontier.root(eng.problem)
-    if sink is None and dfs.wants_merge(frontier):  # a count alone: by merged states (no solution's moves kept)
-        frontier = dfs.merge_expand(frontier, totals, dfs.settings.merge_states)
+    if sink is None and merge.wants_merge(dfs, frontier):  # a count alone: by merged states (no moves kept)
+        frontier = merge.merge_expand(dfs, frontier, totals, dfs.settings.merge_states)
     frontier = dfs.expand(frontier, totals, dfs.frontier_target(), sink=sink)
     return dfs.count(frontier, totals, on_batch=on_batch, max_batches=max_batches, sink=sink)
 

@@ -1,0 +1,128 @@
+"""Counting by merged states: the batch DFS's count as a dynamic programme over states, where the family allows it.
+
+A family whose rules module names ``MERGE_KEY`` (state words that, with the depth, decide everything below a
+node: the exact-cover bitboard's covered cells and placed pieces) can be counted breadth-first with each set of
+equal nodes of a layer kept once, weighted by the number of paths that reach it.  The children are made on the CPU
+by the family's own rules (:mod:`puzzlebatch.cpu_fallback.merge`), whatever backend then searches what is left;
+counts stay exact for any cap on a layer's size, since merged nodes have the same subtree.  Measured on IQ Puzzler
+Pro: 4.4 million children instead of 70.5 million tree nodes, 8.4x faster; on the pentomino rectangles a merged
+child costs about two tree nodes for half the nodes, so ``auto`` leaves them to the tree search (bench/RESULTS.md).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from puzzlebatch.jit.atomic import LANES
+from puzzlebatch.limits import check_memory
+from puzzlebatch.runners.engine.search import Frontier, SearchTotals
+
+if TYPE_CHECKING:
+    from puzzlebatch.runners.engine.search import BatchDFS
+
+AUTO_NODES = 2e7  # merge="auto": merge where Knuth's estimate of the trees below the work items is larger
+CHUNK = 1 << 20  # child slots filled per step of a merged layer (memory: about 40 bytes a slot)
+
+
+def wants_merge(dfs: BatchDFS, frontier: Frontier) -> bool:
+    """Whether a count below ``frontier`` goes by merged states (the settings' ``merge``; "auto": Knuth's
+    estimate of the items' trees, 16 probes each, over :data:`AUTO_NODES`)."""
+    mode = dfs.settings.merge
+    if mode not in ("auto", "yes", "no"):
+        from puzzlebatch.errors import PuzzleInputError
+
+        raise PuzzleInputError(f"--merge: {mode!r} is not one of auto, yes, no")
+    if mode == "no" or not dfs.problem.merge_key or dfs.settings.merge_states <= 0 or not len(frontier):
+        return False
+    if mode == "yes":
+        return True
+    p = dfs.problem
+    est = 0.0
+    for i in range(min(len(frontier), 256)):
+        est += float(dfs._host.estimate_item(frontier.states[i], frontier.states[i].copy(),
+                                              np.int32(frontier.depths[i]), np.int64(p.goal), np.int64(16),
+                                              np.int64(i + 1), p.tables))
+    est *= len(frontier) / min(len(frontier), 256)
+    return est > AUTO_NODES
+
+
+def merge_expand(dfs: BatchDFS, frontier: Frontier, totals: SearchTotals, max_items: int) -> Frontier:
+    """Count by merged states: expand layer by layer, keeping each set of equal children (same depth and
+    :attr:`~puzzlebatch.runners.engine.search.SearchProblem.merge_key` words) once, with the sum of their
+    weights; the solutions reached are counted.  Stops when the frontier is empty, or before a layer would hold
+    more than ``max_items`` items (the work left is then that frontier, for the batch DFS).  Exact for any
+    ``max_items``: the nodes merged have the same subtree, so the same count.  Not for enumerating: a merged
+    item keeps one path's moves.
+
+    The children are made by the family's own rules, in parallel on the CPU
+    (:mod:`puzzlebatch.cpu_fallback.merge`), whatever backend then searches the rest."""
+    key = np.asarray(dfs.problem.merge_key, np.int64)
+    if not len(key) or max_items <= 0:
+        return frontier
+    u = dfs._host.merge
+    while len(frontier):
+        nxt = merge_layer(dfs, u, frontier, totals, key, max_items)
+        if nxt is None:
+            break
+        totals.merged_layers += 1
+        frontier = nxt
+    return frontier
+
+def merge_layer(dfs: BatchDFS, u, frontier: Frontier, totals: SearchTotals, key: np.ndarray,
+                 max_items: int) -> Frontier | None:
+    """One merged layer below ``frontier`` (its solutions counted in ``totals``), or None (nothing counted)
+    when it would hold more than ``max_items`` items."""
+    p = dfs.problem
+    depths = frontier.depths.astype(np.int32)
+    los = frontier.los.astype(np.int32)
+    bounds = u.merge_bounds(frontier.states, depths, los, p.goal, p.tables)
+    nk = len(key) + 1
+    cap = 1 << max(4, int(min(max_items, len(frontier) + int(bounds.sum()) // 8)).bit_length())
+    slot = np.full(cap, -1, np.int64)
+    rep_keys = np.empty((cap // 2, nk), np.int64)
+    rep_parent = np.empty(cap // 2, np.int64)
+    rep_choice = np.empty(cap // 2, np.int32)
+    rep_weight = np.empty(cap // 2, np.int64)
+    m = found = nodes = 0
+    start = 0
+    ends = np.cumsum(bounds)
+    while start < len(frontier):
+        # a chunk of items with at most CHUNK child slots (one item at least)
+        stop = max(start + 1, int(np.searchsorted(ends, (ends[start - 1] if start else 0) + CHUNK,
+                                                  side="right")))
+        offsets = np.zeros(stop - start + 1, np.int64)
+        np.cumsum(bounds[start:stop], out=offsets[1:])
+        slots = int(offsets[-1])
+        keys = np.empty((slots, nk), np.int64)  # pages touched only where children are written
+        parents = np.empty(slots, np.int64)
+        choices = np.empty(slots, np.int32)
+        got = np.zeros(stop - start, np.int64)
+        made = np.zeros(stop - start, np.int64)
+        lanes = np.zeros(LANES, np.int64)
+        u.merge_children(frontier.states[start:stop], depths[start:stop], los[start:stop], offsets, p.goal, key,
+                         keys, parents, choices, got, made, lanes, p.tables)
+        chunk = -(-(stop - start) // LANES)
+        firsts = offsets[np.minimum(np.arange(LANES) * chunk, stop - start)]
+        found += int(np.dot(got, frontier.weights[start:stop]))
+        nodes += int(made.sum())
+        filled = int((lanes - firsts).sum())
+        if m + filled > max_items:
+            return None
+        if 2 * (m + filled) > cap:  # grow the index to keep it at most half full
+            cap = 1 << (2 * (m + filled)).bit_length()
+            slot = np.full(cap, -1, np.int64)
+            u.merge_rehash(rep_keys, m, slot)
+            rep_keys = np.concatenate([rep_keys[:m], np.empty((cap // 2 - m, nk), np.int64)])
+            rep_parent, rep_choice, rep_weight = (np.concatenate([a[:m], np.empty(cap // 2 - m, a.dtype)])
+                                                  for a in (rep_parent, rep_choice, rep_weight))
+        m = u.merge_insert(keys, parents, choices, frontier.weights[start:stop], firsts, lanes, slot, rep_keys,
+                           rep_parent, rep_choice, rep_weight, m, start)
+        start = stop
+    check_memory(8 * m * frontier.states.shape[1], f"a merged layer of {m:,} states")
+    states = np.empty((m, frontier.states.shape[1]), np.int64)
+    u.merge_rebuild(frontier.states, depths, rep_parent[:m], rep_choice[:m], states, p.tables)
+    totals.count += found
+    totals.nodes += nodes
+    return Frontier(states, rep_keys[:m, 0].astype(np.int32), np.zeros(m, np.int32), rep_weight[:m].copy())
