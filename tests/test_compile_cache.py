@@ -89,6 +89,23 @@ def test_an_edited_rule_in_another_file_is_recompiled(tmp_path):
     assert edited["embeddings"] == fresh["embeddings"] == 0
 
 
+def test_the_warmup_counts_leave_nothing_to_compile_for_a_merged_count(tmp_path):
+    """``puzzlebatch warmup polyomino``'s two count commands, in a fresh cache, compile everything a count by
+    merged states runs on another board (the estimate that chooses it, the layers, the hash table's growth)."""
+    from puzzlebatch.cli.polyomino.commands import warmup_tasks
+
+    cache = tmp_path / "cache"
+    b = ["--backend", "cpu"]
+    tasks = dict(warmup_tasks(b, tmp_path))
+    for name in ("count", "count --merge yes"):
+        _run(["polyomino", *tasks[name]], _env(cache), tmp_path)
+    # IQ Puzzler Pro: "auto" merges there (Smart Games' published total: 4,331,140, 1,082,785 distinct)
+    doc, _ = _run(["polyomino", "count", "--board", "11x5", "--pieces", "iq-puzzler-pro", *b, "--json"],
+                  _env(cache), tmp_path)
+    assert doc["merged_layers"] > 0 and (doc["solutions"], doc["distinct"]) == (4331140, 1082785)
+    assert doc["compile_seconds"] == 0
+
+
 def test_processes_filling_one_cache_at_once(tmp_path):
     cache = tmp_path / "cache"
     env = _env(cache)

@@ -122,7 +122,9 @@ def run_count(args) -> int:
     else:
         d = "" if r.distinct is None else f", {r.distinct} distinct up to the board's {r.symmetries} symmetries"
         print(f"{r.label} with {args.pieces}: {r.solutions} solution{_s(r.solutions)}{d}")
-        print(f"{r.nodes} nodes in {r.seconds:.3f} s on {r.backend} (+{command_compile_seconds():.1f} s compiling)")
+        merged = f" ({r.merged_layers} layers by merged states on the cpu)" if r.merged_layers else ""
+        print(f"{r.nodes} nodes{merged} in {r.seconds:.3f} s on {r.backend} (+{command_compile_seconds():.1f} s "
+              "compiling)")
         if r.verified:
             print(verify_line(r.to_dict()))
         if r.out is not None:
@@ -378,7 +380,8 @@ def warmup_tasks(b: list[str], tmp) -> list[tuple[str, list[str]]]:
     pieces = tmp / "cut.txt"
     tasks = [("solve", ["solve", "--board", "5x4", "--pieces", "tetrominoes", *b, "--json"]),
              ("count", ["count", "--board", "5x4", "--pieces", "tetrominoes", *b, "--json"]),
-             ("count --merge yes", ["count", "--board", "5x4", "--pieces", "tetrominoes", "--merge", "yes", *b,
+             # merged states: layers large enough to grow the hash table (a fraction of a second of search)
+             ("count --merge yes", ["count", "--board", "12x5", "--pieces", "pentominoes", "--merge", "yes", *b,
                                     "--json"]),
              ("count --all", ["count", "--board", "4x3", "--pieces", "trominoes", "--unlimited",
                               "--all", *b, "--out", out, "--json"]),
