@@ -196,3 +196,22 @@ def test_the_memory_limit_caps_the_processes(monkeypatch, capsys):
     problem = str(DATA_DIR / "problems" / "problem_6.json")
     assert play_icfp2015.main(["-f", problem, "-m", "900", "-c", "4"]) == 0
     assert asked == [2] and "2 processes instead of 4" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("seconds, started", [(3000.0, 30.0), (600.0, 12.0), (30.0, 1.5), (5.0, 0.5)])
+def test_a_shard_answers_a_margin_before_the_parent_stops_waiting(seconds, started):
+    """A shard's ``-t`` puts its answer (``greedy.answer_time``: 90 % of its limit less 0.7 s, from its start)
+    2 % of the parent's limit (at least 1.5 s) before the parent's ``end``, or where the old rule did (0.88 of the
+    time left, answering at about 79 % of a long limit) when that is later; always before ``end``."""
+    from puzzlebatch.runners.hextris.greedy import answer_time
+
+    t0 = 100.0
+    end = t0 + 0.88 * seconds - 0.3
+    now = t0 + started
+    limit = shards.shard_seconds(end, seconds, now)
+    answers = answer_time(now, limit)
+    old = answer_time(now, max(0.5, 0.88 * (end - now) - 1.0))
+    assert answers == pytest.approx(max(old, end - max(1.5, 0.02 * seconds)))
+    assert answers < end and limit >= 0.5
+    if seconds >= 600:
+        assert answers - t0 > 0.85 * seconds  # the old rule: about 0.79

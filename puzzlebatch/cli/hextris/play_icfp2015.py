@@ -160,14 +160,11 @@ def play_shards(args, docs: list[dict], shards: int, t0: float, out=None, err=No
         command = shard_command(args)
         end = None
         if args.seconds is not None:
-            left = args.seconds - (time.perf_counter() - t0)
-            # each process answers at 90 % of its own limit, counted from its start (about 79 % of ours): the rest
-            # is the margin for its exit, a late shard's games and the merge here
-            command += ["-t", f"{max(0.5, 0.88 * left - 1.0):.3f}"]
             # shards late past `end` are stopped; their games are then played by the plain-Python player until
             # `last`, which leaves it a share of the time (it is handed no time already past)
             end = t0 + 0.88 * args.seconds - 0.3
             last = t0 + 0.96 * args.seconds - 0.3
+            command += ["-t", f"{S.shard_seconds(end, args.seconds, time.perf_counter()):.3f}"]
         if args.megabytes is not None:
             command += ["-m", f"{args.megabytes / len(parts):.3f}"]
         env = dict(os.environ, **{ENV_SHARD: "1"})

@@ -32,6 +32,17 @@ class Shard:
         return sum(len(s) for s in self.seeds.values())
 
 
+def shard_seconds(end: float, seconds: float, now: float) -> float:
+    """The ``-t`` of a shard process started at ``now`` (``time.perf_counter()``) when the parent, whose own limit
+    is ``seconds``, waits for it until ``end``: the shard answers at 90 % of its limit less 0.7 s, counted from its
+    start (:func:`puzzlebatch.runners.hextris.greedy.answer_time`), which then falls 2 % of ``seconds`` (at least
+    1.5 s) before ``end``: the margin for the shard's start, exit and output.  Before, shards got 0.88 of the time
+    left (here: before ``end``, less 1 s; kept where it is later, on short limits) and answered at about 79 % of
+    ``seconds``, 9 % before ``end``."""
+    margin = max(1.5, 0.02 * seconds)
+    return max(0.5, 0.88 * (end - now) - 1.0, (end - now - margin + 0.7) / 0.9)
+
+
 def split(docs: list[dict], shards: int) -> list[Shard]:
     """``docs`` (official problem documents) split into at most ``shards`` non-empty shards of about equal work."""
     out = [Shard() for _ in range(max(1, shards))]
