@@ -27,14 +27,17 @@ def _pack(board, pieces, **kw):
 
 # Published counts: pentomino rectangles (Haselgrove 1960; OEIS A000105 notes / Knuth, "Dancing Links"), the
 # 8x8 board minus its centre (Dana Scott 1958: 65), the Soma cube (Conway and Guy: 240 distinct, 11,520 in all).
-@pytest.mark.parametrize("board, pieces, solutions, distinct", [
+PUBLISHED = [
     ("20x3", "pentominoes", 8, 2),
     ("15x4", "pentominoes", 1472, 368),
     ("12x5", "pentominoes", 4040, 1010),
     ("10x6", "pentominoes", 9356, 2339),
     (CENTRE, "pentominoes", 520, 65),
     ("3x3x3", "soma", 11520, 240),
-])
+]
+
+
+@pytest.mark.parametrize("board, pieces, solutions, distinct", PUBLISHED)
 def test_published_counts(cpu, board, pieces, solutions, distinct):
     pk = _pack(board, pieces)
     assert B.supports(pk.cover)

@@ -19,7 +19,7 @@ from puzzlebatch.runners.engine import merge as EM
 from puzzlebatch.runners.engine.search import BatchDFS, Frontier, SearchSettings, SearchTotals
 from puzzlebatch.runners.polyomino import solver as RP
 from tests.backends import GPU
-from tests.test_polyomino_bitboard import CENTRE, _pack
+from tests.test_polyomino_bitboard import PUBLISHED, _pack
 from tests.test_polyomino_mrv import oracle_count, random_packing
 
 CAPS = (1 << 21, 40, 3)  # every layer merged; a handover after a few layers; after the first (or none)
@@ -29,16 +29,8 @@ def _merged(cap: int, **kw) -> SearchSettings:
     return SearchSettings(merge="yes", merge_states=cap, **kw)
 
 
-# Published counts (as in tests/test_polyomino_bitboard.py): pentomino rectangles (Haselgrove 1960), the 8x8 board
-# minus its centre (Dana Scott 1958: 65), the Soma cube (Conway and Guy: 240 distinct, 11,520 in all).
-@pytest.mark.parametrize("board, pieces, solutions, distinct", [
-    ("20x3", "pentominoes", 8, 2),
-    ("15x4", "pentominoes", 1472, 368),
-    ("12x5", "pentominoes", 4040, 1010),
-    ("10x6", "pentominoes", 9356, 2339),
-    (CENTRE, "pentominoes", 520, 65),
-    ("3x3x3", "soma", 11520, 240),
-])
+# The published counts of tests/test_polyomino_bitboard.py (Haselgrove, Scott, Conway and Guy).
+@pytest.mark.parametrize("board, pieces, solutions, distinct", PUBLISHED)
 def test_merged_counts_are_the_published_ones(cpu, board, pieces, solutions, distinct):
     pk = _pack(board, pieces)
     plain = RP.count_packing(pk, cpu, mode="bitboard", settings=SearchSettings(merge="no"))
