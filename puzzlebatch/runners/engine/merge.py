@@ -70,6 +70,7 @@ def merge_expand(dfs: BatchDFS, frontier: Frontier, totals: SearchTotals, max_it
         frontier = nxt
     return frontier
 
+
 def merge_layer(dfs: BatchDFS, u, frontier: Frontier, totals: SearchTotals, key: np.ndarray,
                  max_items: int) -> Frontier | None:
     """One merged layer below ``frontier`` (its solutions counted in ``totals``), or None (nothing counted)
