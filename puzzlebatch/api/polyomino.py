@@ -580,6 +580,8 @@ def count(board: str | Path | P.Board | None, pieces: str | Path | Sequence[S.Pi
     params = _params(pk, pieces, unlimited, copies, mirror, branch, prune, level)
     if not distinct:
         params["distinct"] = False
+    elif not all:
+        params["symmetry"] = "orbit-weighted"  # a count's items are weighted by their orbits (Burnside's lemma)
     verb = "enumerate" if all else "count"
     stores = opts.out is not None or (True if opts.keep is None else opts.keep)
     names = [p.name for p in pk.pieces]

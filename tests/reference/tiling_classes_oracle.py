@@ -107,3 +107,59 @@ def domino_tilings(m: int, n: int) -> int:
             fill(0, profile, 0, count)
         ways = nxt
     return ways.get(0, 0)
+
+
+def tilings_once(w: int, h: int, pieces: dict) -> list[frozenset]:
+    """Every tiling of the w x h rectangle using each piece of ``pieces`` (name -> list of (x, y) cells, turned
+    and mirrored freely, distinct free shapes) exactly once; each tiling a frozenset of (name, frozenset of
+    cells)."""
+    anchored = []
+    for name, cells in pieces.items():
+        for o in _orientations(cells):
+            ax, ay = min(o, key=lambda c: (c[1], c[0]))
+            anchored.append((name, [(x - ax, y - ay) for x, y in o]))
+    found: list[frozenset] = []
+    board = [[False] * w for _ in range(h)]
+    chosen: list = []
+    used: set = set()
+
+    def rec():
+        cell = next(((x, y) for y in range(h) for x in range(w) if not board[y][x]), None)
+        if cell is None:
+            if len(used) == len(pieces):
+                found.append(frozenset(chosen))
+            return
+        x0, y0 = cell
+        for name, o in anchored:
+            if name in used:
+                continue
+            piece = [(x0 + dx, y0 + dy) for dx, dy in o]
+            if all(0 <= x < w and 0 <= y < h and not board[y][x] for x, y in piece):
+                for x, y in piece:
+                    board[y][x] = True
+                chosen.append((name, frozenset(piece)))
+                used.add(name)
+                rec()
+                used.discard(name)
+                chosen.pop()
+                for x, y in piece:
+                    board[y][x] = False
+
+    rec()
+    return found
+
+
+def classes_once(w: int, h: int, found) -> tuple[int, int]:
+    """(classes, tilings mapped onto themselves by some symmetry other than the identity) of the labelled
+    tilings ``found`` under the rectangle's symmetries (a piece keeps its name: its shapes are free)."""
+    def key(t):
+        return tuple(sorted((name, tuple(sorted(p))) for name, p in t))
+
+    canon = set()
+    symmetric = 0
+    for t in found:
+        images = [key(frozenset((name, frozenset(f(x, y) for x, y in p)) for name, p in t))
+                  for f in symmetries(w, h)]
+        canon.add(min(images))
+        symmetric += any(im == images[0] for im in images[1:])
+    return len(canon), symmetric

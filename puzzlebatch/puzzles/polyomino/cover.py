@@ -4,6 +4,9 @@ An :class:`ExactCover` has named items (primary first: each covered exactly once
 options (sets of items), and optionally *groups*: an option may belong to a group (a piece) with a number of
 copies, so a piece with k copies or unlimited copies needs no item of its own.  Polyomino packings build one with
 geometry attached (:mod:`puzzlebatch.puzzles.polyomino.packing`); DLX files give plain ones.
+
+Long because the generic form carries its own checks, its DLX reader and writer, the covers Burnside's lemma
+counts (:func:`invariant_cover`) and the table packer every exact-cover rule module reads.
 """
 
 from __future__ import annotations
@@ -147,37 +150,68 @@ def invariant_cover(ec: ExactCover, perm: np.ndarray, fixed: Sequence[int] = ())
     Such a solution is a union of ``perm``'s cycles on options, each cycle's options pairwise disjoint; so the new
     options are those cycles (the union of their items), the items of ``fixed`` and of ``ec.precovered`` start
     covered, and cycles that overlap themselves or the covered items are left out.  Counting it gives
-    Burnside's fixed-point count of ``perm``.  Only for problems without colours whose options are free of copy
-    limits (no group, or unlimited copies): a cycle may use one piece several times.  ``fixed`` must be mapped
-    onto itself by ``perm``.
+    Burnside's fixed-point count of ``perm``.  Pieces without a copy limit may appear several times in a cycle;
+    a piece with one copy left becomes a secondary item of the new cover (used at most once: a cycle holding it
+    twice is left out), and a piece with none left drops its options.  None for colours and for pieces with two
+    or more copies left.  ``fixed`` must be mapped onto itself by ``perm``.
     """
-    if ec.colored or any(g >= 0 and ec.group_copies[g] != UNLIMITED for g in ec.option_group):
+    if ec.colored:
         return None
-    arr = ec.option_array()
-    covered = set(int(i) for i in ec.precovered)
-    for o in fixed:
-        covered.update(int(i) for i in ec.options[o])
+    groups = np.asarray(ec.option_group, np.int64)
+    left: dict[int, int] = {}
+    for g in np.unique(groups[groups >= 0]).tolist():
+        if ec.group_copies[g] == UNLIMITED:
+            continue
+        left[g] = ec.group_copies[g] - ec.group_used.get(g, 0)
+        if left[g] > 1:
+            return None
+    for o in fixed:  # the fixed options take their pieces
+        g = int(groups[o])
+        if g in left:
+            left[g] -= 1
+    limited = sorted(g for g, k in left.items() if k == 1)
     n = len(ec.options)
-    done = np.zeros(n, bool)
-    done[list(fixed)] = True
-    options: list[tuple[int, ...]] = []
-    for o in range(n):
-        if done[o]:
-            continue
-        cycle = [o]
-        done[o] = True
-        nxt = int(perm[o])
-        while nxt != o:
-            cycle.append(nxt)
-            done[nxt] = True
-            nxt = int(perm[nxt])
-        items = arr[cycle]
-        items = items[items >= 0]
-        if len(np.unique(items)) != len(items) or covered.intersection(items.tolist()):
-            continue
-        options.append(tuple(sorted(int(i) for i in items)))
-    return ExactCover(items=list(ec.items), n_primary=ec.n_primary, options=options,
-                      precovered=tuple(sorted(covered)))
+    arr = ec.option_array()
+    covered = np.zeros(len(ec.items) + 1, bool)
+    covered[list(ec.precovered)] = True
+    for o in fixed:
+        covered[list(ec.options[o])] = True
+    # each option's orbit under perm, as rows of perm's powers (a cycle of length L repeats after L steps)
+    idx = np.arange(n)
+    powers = [idx]
+    q = np.asarray(perm, np.int64)[idx] if n else idx
+    while n and not np.array_equal(q, idx):
+        if len(powers) > n:
+            raise ValueError("invariant_cover: the option map is not a permutation")
+        powers.append(q)
+        q = np.asarray(perm, np.int64)[q]
+    rows = np.stack(powers)  # (order, options)
+    keep = rows.min(axis=0) == idx  # one option a cycle
+    keep[list(fixed)] = False
+    back = rows == idx[None, :]
+    length = np.ones(n, np.int64) if len(powers) == 1 else \
+        np.where(back[1:].any(axis=0), back[1:].argmax(axis=0) + 1, len(powers))  # each cycle's length
+    reps = np.flatnonzero(keep)
+    members = rows[:, reps].T  # (cycles, order)
+    inside = np.arange(len(powers))[None, :] < length[reps][:, None]
+    items = np.where(inside[:, :, None], arr[members], -1).reshape(len(reps), len(powers) * arr.shape[1])
+    items.sort(axis=1)
+    real = items >= 0
+    ok = ~((items[:, 1:] == items[:, :-1]) & real[:, 1:]).any(axis=1)  # a cycle's options pairwise disjoint
+    ok &= ~(covered[np.where(real, items, len(ec.items))] & real).any(axis=1)
+    groups_m = np.where(inside, groups[members] if n else members, -1)
+    piece_item = np.full(max(1, len(ec.group_copies)) + 1, -1, np.int64)
+    for k, g in enumerate(limited):
+        piece_item[g] = len(ec.items) + k
+    out_of = np.array([g for g, k in left.items() if k < 1] or [-2], np.int64)
+    ok &= ~np.isin(groups_m, out_of).any(axis=1)  # a piece with no copy left
+    pieces = np.where(groups_m >= 0, piece_item[np.where(groups_m >= 0, groups_m, len(piece_item) - 1)], -1)
+    pieces.sort(axis=1)
+    ok &= ~((pieces[:, 1:] == pieces[:, :-1]) & (pieces[:, 1:] >= 0)).any(axis=1)  # one copy used twice
+    options = [tuple(int(i) for i in it[it >= 0]) + tuple(int(p) for p in pc[pc >= 0])
+               for it, pc in zip(items[ok], pieces[ok])]
+    return ExactCover(items=list(ec.items) + [f"piece {g}" for g in limited], n_primary=ec.n_primary,
+                      options=options, precovered=tuple(int(i) for i in np.flatnonzero(covered[:-1])))
 
 
 class TablePacker:

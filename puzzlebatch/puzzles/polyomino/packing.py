@@ -368,6 +368,21 @@ class OptionImages:
         return self.img[idx]
 
 
+def conjugates(syms: Sequence[Symmetry], H: Sequence[int]) -> list[int]:
+    """The symmetries conjugate to one of ``H`` (indices into ``syms``, a group): ``k h k^-1`` for every ``k``."""
+    cells = np.stack([s.cells for s in syms])
+    index = {cells[i].tobytes(): i for i in range(len(syms))}
+    inv = np.argsort(cells, axis=1)
+    out = set()
+    for h in H:
+        for k in range(len(syms)):
+            c = index.get(cells[k][cells[h][inv[k]]].tobytes())
+            if c is None:
+                raise ValueError("conjugates: the symmetries are not a group")
+            out.add(c)
+    return sorted(out)
+
+
 def option_images(pk: Packing, syms: Sequence[Symmetry]) -> OptionImages:
     """The images of every option under every symmetry (lazy; see :class:`OptionImages`)."""
     return OptionImages(pk, syms)
@@ -381,14 +396,15 @@ class Leaf:
     syms: list[int]  # indices into the symmetry list (always with the identity, 0)
 
 
-def break_symmetry(pk: Packing, syms: Sequence[Symmetry], img: OptionImages) -> list[Leaf]:
+def break_symmetry(pk: Packing, syms: Sequence[Symmetry], img: OptionImages,
+                   levels: int | None = None) -> list[Leaf]:
     """Split the solutions into subproblems with one representative per symmetry class.
 
     Pick a piece used exactly once in every solution and fixed by all remaining symmetries H; its placements
     fall into H-orbits; keep one placement per orbit (the smallest option id) and recurse with the placement's
     stabiliser.  Classes of solutions with that placement correspond one to one to the H-orbits of placements,
     so each leaf with only the identity left counts every class once; a leaf that keeps symmetries (no piece to
-    break them with) is resolved by enumeration.
+    break them with, or ``levels`` pieces fixed already) is resolved by Burnside's lemma or enumeration.
     """
     ec = pk.cover
     if not pk.exact_area or len(syms) == 1:
@@ -416,7 +432,7 @@ def break_symmetry(pk: Packing, syms: Sequence[Symmetry], img: OptionImages) -> 
     keeps = np.stack([sym.pieces for sym in syms])[:, once_arr] == once_arr[None, :]  # (symmetries, once)
 
     def recurse(fixed: list[int], H: list[int], occ: np.ndarray):
-        if len(H) == 1:
+        if len(H) == 1 or (levels is not None and len(fixed) >= levels):
             leaves.append(Leaf(fixed, H))
             return
         used_groups = {ec.option_group[o] for o in fixed}

@@ -63,6 +63,9 @@ def merge_expand(dfs: BatchDFS, frontier: Frontier, totals: SearchTotals, max_it
         return frontier
     u = dfs._host.merge
     while len(frontier):
+        frontier = dfs.take_goal(frontier, totals)  # solutions already: counted here, or lost by the layer
+        if not len(frontier):
+            break
         nxt = merge_layer(dfs, u, frontier, totals, key, max_items)
         if nxt is None:
             break

@@ -275,22 +275,32 @@ class BatchDFS:
         ``sink(states, weights)``) and leave the frontier.
         """
         p = self.problem
-        while 0 < len(frontier) < target and int(frontier.depths.min()) < p.goal:
+        if 0 < len(frontier) < target:
+            frontier = self.take_goal(frontier, totals, keep_solutions, sink)
+        while 0 < len(frontier) < target:
             states, depths, parent, nodes = self._host.expand(frontier.states, frontier.depths, frontier.los,
                                                               p.goal, p.tables)
             totals.nodes += int(nodes)
-            frontier = Frontier(states, depths, np.zeros(len(depths), np.int32), frontier.weights[parent])
-            at_goal = frontier.depths >= p.goal
-            if at_goal.any():
-                totals.count += int(frontier.weights[at_goal].sum())
-                if sink is not None:
-                    sink(frontier.states[at_goal], frontier.weights[at_goal])
-                for s in frontier.states[at_goal][: max(0, keep_solutions - len(totals.solutions))]:
-                    totals.solutions.append(s.copy())
-                frontier = frontier.take(~at_goal)
+            frontier = self.take_goal(Frontier(states, depths, np.zeros(len(depths), np.int32),
+                                               frontier.weights[parent]), totals, keep_solutions, sink)
             if symmetric and self.canonicalize is not None and len(frontier):
                 frontier = self.canonicalize(frontier)
         return frontier
+
+    def take_goal(self, frontier: Frontier, totals: SearchTotals, keep_solutions: int = 0,
+                  sink: Callable | None = None) -> Frontier:
+        """Count the items at the goal (kept as solutions, or handed to ``sink(states, weights)``) and return the
+        others: the host steps expand only items above the goal (an item at the goal has no children, so left
+        in a frontier being expanded it would be lost, not counted)."""
+        at_goal = frontier.depths >= self.problem.goal
+        if not at_goal.any():
+            return frontier
+        totals.count += int(frontier.weights[at_goal].sum())
+        if sink is not None:
+            sink(frontier.states[at_goal], frontier.weights[at_goal])
+        for s in frontier.states[at_goal][: max(0, keep_solutions - len(totals.solutions))]:
+            totals.solutions.append(s.copy())
+        return frontier.take(~at_goal)
 
     # -- one launch -----------------------------------------------------------------------------------------
     def run_batch(self, batch: Frontier, max_solutions: int, stop_after: int, budget: int | None = None,
