@@ -85,13 +85,7 @@ def keyed_lists(masks: np.ndarray, first: np.ndarray, groups: np.ndarray, pbit: 
     opt = order[cand]
     starts = np.zeros(ncell * nk + 1, np.int64)
     starts[1:] = np.cumsum(np.bincount(lst, minlength=ncell * nk))
-    m = len(opt)
-    g_of = groups[opt]
-    boundary = np.ones(m, bool)  # a run ends where the next entry is in another list or of another piece
-    boundary[:-1] = (lst[1:] != lst[:-1]) | (g_of[1:] != g_of[:-1])
-    ends = np.flatnonzero(boundary)
-    run_end = ends[np.searchsorted(ends, np.arange(m))] + 1
-    ent = np.column_stack([masks.view(np.int64)[opt], pbit[opt], run_end - starts[lst], opt, nbr[opt]])
+    ent = np.column_stack([masks.view(np.int64)[opt], pbit[opt], opt, nbr[opt]])
     return ent, starts, keys
 
 
@@ -155,7 +149,11 @@ def encode(ec: ExactCover, prune: bool = True, flood: int | None = None,
     header[R.H_NG] = ng
     header[R.H_KEYBITS] = keys.shape[1]
     put(R.H_LSTART, starts)
-    put(R.H_ENT, ent)
+    # by field (the scan reads masks and piece bits in runs), with SCAN entries after the last list that the scan
+    # may read past a list's end (masked out by the list's length)
+    ent = np.concatenate([ent, np.zeros((R.SCAN, R.ENT_WIDTH), np.int64)])
+    header[R.H_NENT] = len(ent)
+    put(R.H_ENT, ent.T)
     put(R.H_KEYS, keys)
     put(R.H_OPT, np.column_stack([masks, pbit]))
     put(R.H_GSIZE, sizes or [0])

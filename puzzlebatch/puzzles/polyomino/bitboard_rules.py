@@ -6,11 +6,11 @@ at most 64 cells with pieces used once needs, so that a node is a handful of wor
 * the covered cells are one int64 word (up to 64 cells: the masks are applied after every right shift, so the
   sign bit is a cell like any other), the placed pieces another;
 * the candidates of a cell are the placements whose *first* cell (in search order) it is, listed piece by piece,
-  each entry holding its placement mask, its piece bit, where the next piece's run starts, the option id and the
-  mask of the empty cells around it.  Each cell has 2^k such lists, one for each way its k *key cells* (the cells
-  its candidates cover most) can be covered, holding only the candidates that fit it;
+  each entry holding its placement mask, its piece bit, the option id and the mask of the empty cells around it.
+  Each cell has 2^k such lists, one for each way its k *key cells* (the cells its candidates cover most) can be
+  covered, holding only the candidates that fit it;
 * X1 is the lowest empty cell (one ``x & -x``) and its list the one its key cells pick; X2 scans that list,
-  skipping a placed piece's whole run;
+  four candidates at a time;
 * X4, the region test, looks only where the placement just made can have cut a region off: from each empty cell
   next to it a flood fill by shifts of the whole word grows at most ``H_FLOODK`` steps.  A region that closes
   within them, and is not all the empty cells, must have a size that the pieces left can fill (equal piece
@@ -38,7 +38,7 @@ H_FLOODK = 4  # flood-fill steps before a region is taken to be large enough
 H_UNIFORM = 5  # the common piece size, 0 when sizes differ
 H_NG = 6  # pieces
 H_LSTART = 7  # offset: per cell, where its candidates start (n_cells + 1 entries, in entries)
-H_ENT = 8  # offset: candidate entries, ENT_WIDTH words each
+H_ENT = 8  # offset: candidate entries, by field: ENT_WIDTH columns of H_NENT words (E_* says which)
 H_OPT = 9  # offset: per option, its mask and its piece bit
 H_GSIZE = 10  # offset: per piece, its size
 H_GROW = 11  # offset: the shift of each of 3 axes, then the +masks, then the -masks (cells with a neighbour
@@ -47,9 +47,16 @@ S_OPT = 12  # state offset of the option per depth
 S_ITEM = 13  # state offset of the candidate list per depth (the first empty cell and its key; -1: board full)
 H_KEYBITS = 14  # key cells a cell (k: 2^k lists a cell)
 H_KEYS = 15  # offset: per cell, its k key cells
-H_WIDTH = 16
+H_NENT = 16  # entries (the lists' entries, then SCAN padding entries that never fit)
+H_WIDTH = 17
+SCAN = 4  # candidates the scan tests at once, without a branch each
 
-ENT_WIDTH = 5  # mask, piece bit, next piece's run (index in the list), option id, empty-neighbour mask
+# The fields of a candidate entry, each a column of H_NENT words (the scan reads masks and piece bits in runs).
+ENT_WIDTH = 4
+E_MASK = 0  # its cells
+E_PIECE = 1  # its piece bit
+E_OPT = 2  # its option id
+E_NBR = 3  # the empty cells around it
 S_COVER = 0
 S_USED = 1
 # The covered cells and the placed pieces decide everything below a node (its list is the first empty cell's, its
@@ -134,21 +141,24 @@ def list_of(cov, cell, tables):
 
 
 def next_choice(state, depth, c, n, tables):
-    """X2: the first candidate from ``c`` on whose piece is not placed and whose cells are empty."""
+    """X2: the first candidate from ``c`` on whose piece is not placed and whose cells are empty.  The candidates
+    are tested :data:`SCAN` at a time, their verdicts gathered in a word, one branch a block: which ones fit is
+    data no predictor learns, and a branch a candidate cost a third of the search (bench/log/polyomino.md)."""
     it = state[tables[S_ITEM] + depth]
     if it < 0:
         return c
-    first = tables[H_ENT] + tables[tables[H_LSTART] + it] * ENT_WIDTH
+    em = tables[H_ENT] + tables[tables[H_LSTART] + it]
+    ep = em + tables[H_NENT]
     cov = state[S_COVER]
     used = state[S_USED]
     while c < n:
-        b = first + c * ENT_WIDTH
-        if (used & tables[b + 1]) != 0:
-            c = tables[b + 2]  # this piece is placed: skip all its candidates here
-        elif (cov & tables[b]) != 0:
-            c += 1
-        else:
-            return c
+        r = 0
+        for k in range(SCAN):
+            f = ((cov & tables[em + c + k]) | (used & tables[ep + c + k])) == 0
+            r = r | ((int(f) & int(c + k < n)) << k)
+        if r != 0:
+            return c + bit_index(r & (-r))
+        c += SCAN
     return n
 
 
@@ -162,10 +172,12 @@ def n_choices(state, depth, tables):
     return tables[ls + it + 1] - tables[ls + it]
 
 
-def place(state, depth, b, tables):
-    """X3, X4 and the child's X1 for the candidate entry at ``b``; False (state unchanged) when it cannot."""
-    m = tables[b]
-    p = tables[b + 1]
+def place(state, depth, e, tables):
+    """X3, X4 and the child's X1 for candidate entry ``e``; False (state unchanged) when it cannot."""
+    ent = tables[H_ENT] + e
+    ne = tables[H_NENT]
+    m = tables[ent]
+    p = tables[ent + ne]
     if (state[S_COVER] & m) != 0 or (state[S_USED] & p) != 0:
         return False
     cov = state[S_COVER] | m
@@ -175,12 +187,12 @@ def place(state, depth, b, tables):
     if free != 0:
         if depth + 1 >= tables[H_GOAL]:
             return False  # out of moves with cells uncovered
-        if tables[H_PRUNE] != 0 and dead_region(free, used, tables[b + 4] & free, tables):
+        if tables[H_PRUNE] != 0 and dead_region(free, used, tables[ent + E_NBR * ne] & free, tables):
             return False
         nxt = list_of(cov, bit_index(free & (-free)), tables)
     state[S_COVER] = cov
     state[S_USED] = used
-    state[tables[S_OPT] + depth] = tables[b + 3]
+    state[tables[S_OPT] + depth] = tables[ent + E_OPT * ne]
     state[tables[S_ITEM] + depth + 1] = nxt
     return True
 
@@ -192,7 +204,7 @@ def apply(state, depth, choice, tables):
         state[tables[S_OPT] + depth] = -1
         state[tables[S_ITEM] + depth + 1] = -1
         return True
-    return place(state, depth, tables[H_ENT] + (tables[tables[H_LSTART] + it] + choice) * ENT_WIDTH, tables)
+    return place(state, depth, tables[tables[H_LSTART] + it] + choice, tables)
 
 
 def undo(state, depth, choice, tables):
@@ -232,11 +244,11 @@ def completions(cell, rest, piece, tables):
     """The placements of ``piece`` (a piece bit) listed at ``cell`` that cover exactly the cells ``rest``."""
     ls = tables[H_LSTART]
     cell = list_of(tables[H_FULL] & ~rest, cell, tables)  # they fit wherever the rest is covered
-    first = tables[H_ENT] + tables[ls + cell] * ENT_WIDTH
+    em = tables[H_ENT] + tables[ls + cell]
+    ep = em + tables[H_NENT]
     found = 0
     for c in range(tables[ls + cell + 1] - tables[ls + cell]):
-        b = first + c * ENT_WIDTH
-        if tables[b] == rest and tables[b + 1] == piece:
+        if tables[em + c] == rest and tables[ep + c] == piece:
             found += 1
     return found
 
@@ -258,13 +270,13 @@ def leaf_count(state, depth, tables):
     cov = state[S_COVER]
     free = (~cov) & tables[H_FULL]
     ls = tables[H_LSTART]
-    first = tables[H_ENT] + tables[ls + it] * ENT_WIDTH
+    em = tables[H_ENT] + tables[ls + it]
+    ep = em + tables[H_NENT]
     n = tables[ls + it + 1] - tables[ls + it]
     found = 0
     for c in range(n):
-        b = first + c * ENT_WIDTH
-        p = tables[b + 1]
-        m = tables[b]
+        p = tables[ep + c]
+        m = tables[em + c]
         if (p & left) == 0 or (m & cov) != 0:
             continue
         rest = free & ~m
