@@ -23,6 +23,8 @@ mask and piece bit, the piece sizes, the key cells.  State: covered cells, place
 the candidate list of each depth (-1: the board is full).
 """
 
+import numpy as np
+
 WORD_BITS = 63  # the subset-sums word
 MAX_CELLS = 64
 M63 = 9223372036854775807  # (1 << 63) - 1
@@ -154,7 +156,8 @@ def next_choice(state, depth, c, n, tables):
     while c < n:
         r = 0
         for k in range(SCAN):
-            f = ((cov & tables[em + c + k]) | (used & tables[ep + c + k])) == 0
+            # unsigned indices: no test for a negative one (numba's wraparound) on each read
+            f = ((cov & tables[np.uint64(em + c + k)]) | (used & tables[np.uint64(ep + c + k)])) == 0
             r = r | ((int(f) & int(c + k < n)) << k)
         if r != 0:
             return c + bit_index(r & (-r))
