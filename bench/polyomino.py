@@ -24,7 +24,9 @@ Peers (``--peers``, default every one available), each in a child process killed
   ``bench/peers/build_pentomino_solver.sh`` into ``~/.cache/puzzlebatch-bench/pentomino-solver/`` (``--rust`` or
   ``$PENTOMINO_SOLVER`` for another binary).  Pentomino boards only (``6x10``, ``5x12``, ``8x8c``): it counts the
   distinct solutions (checked against our ``distinct``); its own timing of the search (``seconds``, median of
-  ``--repeat`` runs) is compared with our wall seconds.
+  its runs) is compared with our wall seconds.  Its runs alternate with ours, one after each of our counts (so
+  ``--repeat`` times per thread count), so that both sides see the same machine: on a shared one the speed
+  drifts by a third within a minute, which decided the per-thread ratio when the two ran one after the other.
 
 ``--threads 1,2`` times puzzlebatch once per numba thread count (``numba.set_num_threads``) in the same run; the
 main columns are then those of the last count given, and the JSON lines hold each (``threads``).
@@ -269,27 +271,43 @@ RUST_BOARDS = {"6x10": "6x10", "5x12": "5x12", "8x8c": "8x8"}  # our case -> its
 _RUST_LINE = re.compile(r"solutions=(\d+) checks=(\d+) seconds=([0-9.]+)")
 
 
+def rust_once(binary: Path, board: str, timeout: float | None = None) -> dict:
+    """One count by the Rust bitboard solver: {count, seconds (its own timing), wall_s, cpu_s, checks}, or
+    {killed: True} after ``timeout`` seconds, or {error}."""
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    try:
+        proc = subprocess.run([str(binary), board], capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"killed": True, "timeout_s": timeout, "wall_s": time.perf_counter() - t0}
+    wall = time.perf_counter() - t0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    m = _RUST_LINE.search(proc.stdout)
+    if proc.returncode != 0 or not m:
+        return {"error": f"pentomino-solver exit {proc.returncode}: {(proc.stdout + proc.stderr).strip()[-300:]}"}
+    return {"count": int(m.group(1)), "checks": int(m.group(2)), "seconds": float(m.group(3)), "wall_s": wall,
+            "cpu_s": (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)}
+
+
+def rust_summary(samples: list[dict]) -> dict:
+    """Medians of :func:`rust_once` samples (the first kill or error, if any, instead)."""
+    bad = [r for r in samples if "count" not in r]
+    if bad:
+        return bad[0]
+    return {"count": samples[-1]["count"], "checks": samples[-1]["checks"],
+            **{k: statistics.median(r[k] for r in samples) for k in ("seconds", "wall_s", "cpu_s")},
+            "runs": len(samples)}
+
+
 def run_rust(binary: Path, board: str, repeat: int, timeout: float | None = None) -> dict:
     """Count with the Rust bitboard solver ``repeat`` times: {count, seconds (its own timing, median), wall_s
     (around the process, median), cpu_s (median), checks, runs}, or {killed: True} after ``timeout`` seconds."""
-    secs, walls, cpus, count, checks = [], [], [], None, None
+    samples = []
     for _ in range(repeat):
-        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-        t0 = time.perf_counter()
-        try:
-            proc = subprocess.run([str(binary), board], capture_output=True, text=True, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            return {"killed": True, "timeout_s": timeout, "wall_s": time.perf_counter() - t0}
-        walls.append(time.perf_counter() - t0)
-        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpus.append((r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime))
-        m = _RUST_LINE.search(proc.stdout)
-        if proc.returncode != 0 or not m:
-            return {"error": f"pentomino-solver exit {proc.returncode}: {(proc.stdout + proc.stderr).strip()[-300:]}"}
-        count, checks = int(m.group(1)), int(m.group(2))
-        secs.append(float(m.group(3)))
-    return {"count": count, "seconds": statistics.median(secs), "wall_s": statistics.median(walls),
-            "cpu_s": statistics.median(cpus), "checks": checks, "runs": repeat}
+        samples.append(rust_once(binary, board, timeout))
+        if "count" not in samples[-1]:
+            break
+    return rust_summary(samples)
 
 
 def available_peers(args) -> tuple[list[str], dict[str, str]]:
@@ -382,6 +400,7 @@ def main() -> int:
         pk = P.build(case_board(board), S.load_pieces(pieces))
         row = {"case": case, "board": board, "pieces": pieces}
         res = None
+        rust_samples: list[dict] = []
         if not args.no_ours:
             RP.warm_up(backend)  # compile every rule first
             mode = args.branch or RP.default_branch(pk)  # default: what `polyomino count` runs without --branch
@@ -390,6 +409,9 @@ def main() -> int:
             settings = settings_of(backend, merge=args.merge)
             threads = [int(t) for t in args.threads.split(",")] if args.threads else [None]
             row["threads"] = {}
+            # the Rust runs alternate with ours, one after each of our counts, so that both see the same machine
+            # (on a shared one its speed drifts by a third over a minute)
+            interleave = "rust" in peers and case in RUST_BOARDS
             for nt in threads:
                 if nt is not None:
                     numba.set_num_threads(nt)
@@ -399,6 +421,8 @@ def main() -> int:
                     res = RP.count_packing(pk, backend, mode=mode, settings=settings)
                     walls.append(time.perf_counter() - t0)
                     cpus.append(time.process_time() - c0)
+                    if interleave:
+                        rust_samples.append(rust_once(args.rust, RUST_BOARDS[case], args.timeout))
                 row["threads"][str(nt or numba.get_num_threads())] = {
                     "wall_median_s": statistics.median(walls), "cpu_median_s": statistics.median(cpus)}
             row.update({"solutions": res.solutions, "distinct": res.distinct, "nodes": res.nodes, "branch": res.branch,
@@ -419,7 +443,8 @@ def main() -> int:
             expect //= orient
         row["peer_expected"], row["peer_expected_from"] = expect, source if expect is not None else None
         if "rust" in peers and case in RUST_BOARDS:
-            got = run_rust(args.rust, RUST_BOARDS[case], repeat, args.timeout)
+            got = rust_summary(rust_samples) if rust_samples else run_rust(args.rust, RUST_BOARDS[case], repeat,
+                                                                           args.timeout)
             row["rust"] = got
             want = res.distinct if res is not None else KNOWN[case] // len(P.symmetries(pk))
             if "error" in got:
