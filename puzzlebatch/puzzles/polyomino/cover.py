@@ -122,8 +122,19 @@ class ExactCover:
         return ((a >= 0) & (a < self.n_primary)).sum(axis=1)
 
     def group_size(self, g: int) -> int:
-        idx = np.flatnonzero(np.asarray(self.option_group) == g)
-        return int(self.primary_counts()[idx[0]]) if len(idx) else 0
+        """The primary items of group ``g``'s first option (0 for a group without options); cached with the
+        option array (the encoders ask for every group's)."""
+        cached = getattr(self, "_group_sizes", None)
+        if cached is None or cached[0] != len(self.options):
+            groups = np.asarray(self.option_group, np.int64)
+            counts = self.primary_counts()
+            sizes: dict[int, int] = {}
+            if len(groups):
+                gs, first = np.unique(groups, return_index=True)
+                sizes = {int(k): int(counts[i]) for k, i in zip(gs, first)}
+            cached = (len(self.options), sizes)
+            self._group_sizes = cached
+        return cached[1].get(int(g), 0)
 
     def max_depth(self) -> int:
         """An upper bound on the options in one solution (the DFS goal depth)."""
