@@ -145,3 +145,22 @@ def test_items_already_at_the_goal_are_counted_beside_shallower_ones(merge):
     together = RP.count_engine(eng, be, settings_of(be, merge=merge), frontier=RP.leaf_frontier(eng, leaves,
                                                                                                weights))[0].count
     assert together == one_by_one == _oracle(4, 3, "cgu")[0]
+
+
+@pytest.mark.parametrize("w,h,names", [(4, 3, "cgu"), (5, 4, "bcdefg"), (5, 5, "adefgix")])
+def test_a_count_stopped_and_resumed_keeps_the_weights_and_the_fixed_points(w, h, names):
+    """Stopped after one launch (the work left and the running totals, as a checkpoint holds them) and resumed:
+    the same solutions and classes as the oracle's."""
+    be = select_backend("cpu")
+    pk = _packing(w, h, names)
+    tiny = SearchSettings(budget=2, batch_size=2, frontier_target=2, first_batch_size=1)
+    res, left, totals = RP.count_packing_run(pk, be, mode="bitboard", settings=tiny, max_batches=1)
+    steps = 1
+    while not res.complete:
+        res, left, totals = RP.count_packing_run(pk, be, mode="bitboard", settings=tiny, frontier=left,
+                                                 totals=totals, max_batches=totals.batches + 1)
+        steps += 1
+        assert steps < 10_000
+    n, classes, _ = _oracle(w, h, names)
+    assert (res.solutions, res.distinct) == (n, classes)
+    assert steps > 1 or n == 0
