@@ -369,17 +369,21 @@ class OptionImages:
 
 
 def conjugates(syms: Sequence[Symmetry], H: Sequence[int]) -> list[int]:
-    """The symmetries conjugate to one of ``H`` (indices into ``syms``, a group): ``k h k^-1`` for every ``k``."""
+    """The symmetries conjugate to one of ``H`` (indices into ``syms``, a group): ``k h k^-1`` for every ``k``.
+    Symmetries are compared by what they do to the cells, so every one acting as a conjugate does is listed (on a
+    board one cell thick, a reflection across its thickness acts as the identity)."""
     cells = np.stack([s.cells for s in syms])
-    index = {cells[i].tobytes(): i for i in range(len(syms))}
+    index: dict[bytes, list[int]] = {}
+    for i in range(len(syms)):
+        index.setdefault(cells[i].tobytes(), []).append(i)
     inv = np.argsort(cells, axis=1)
-    out = set()
+    out: set[int] = set()
     for h in H:
         for k in range(len(syms)):
-            c = index.get(cells[k][cells[h][inv[k]]].tobytes())
-            if c is None:
+            same = index.get(cells[k][cells[h][inv[k]]].tobytes())
+            if same is None:
                 raise ValueError("conjugates: the symmetries are not a group")
-            out.add(c)
+            out.update(same)
     return sorted(out)
 
 
