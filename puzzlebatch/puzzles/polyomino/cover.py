@@ -211,12 +211,11 @@ def invariant_cover(ec: ExactCover, perm: np.ndarray, fixed: Sequence[int] = ())
     ok = ~((items[:, 1:] == items[:, :-1]) & real[:, 1:]).any(axis=1)  # a cycle's options pairwise disjoint
     ok &= ~(covered[np.where(real, items, len(ec.items))] & real).any(axis=1)
     groups_m = np.where(inside, groups[members] if n else members, -1)
-    piece_item = np.full(max(1, len(ec.group_copies)) + 1, -1, np.int64)
-    for k, g in enumerate(limited):
-        piece_item[g] = len(ec.items) + k
-    out_of = np.array([g for g, k in left.items() if k < 1] or [-2], np.int64)
+    piece_item = np.full(len(ec.group_copies) + 1, -1, np.int64)  # the last entry, -1, is read by group -1
+    piece_item[limited] = len(ec.items) + np.arange(len(limited))
+    out_of = np.array([g for g, k in left.items() if k < 1], np.int64)
     ok &= ~np.isin(groups_m, out_of).any(axis=1)  # a piece with no copy left
-    pieces = np.where(groups_m >= 0, piece_item[np.where(groups_m >= 0, groups_m, len(piece_item) - 1)], -1)
+    pieces = piece_item[groups_m]  # each member's piece item, -1 for none
     pieces.sort(axis=1)
     ok &= ~((pieces[:, 1:] == pieces[:, :-1]) & (pieces[:, 1:] >= 0)).any(axis=1)  # one copy used twice
     options = [tuple(int(i) for i in it[it >= 0]) + tuple(int(p) for p in pc[pc >= 0])
