@@ -16,6 +16,11 @@ Cases (full size / quick size):
 - ``snake``: count every embedding of four 4x4x4 chains (bench/snake.py's seeds 1 2 4 5) / one 2x2x4 chain;
 - ``polyomino-6x10``: pentominoes on 6x10 (9,356 solutions) / tetrominoes (any number of each) on 4x5;
 - ``polyomino-iq``: IQ Puzzler Pro 5x11, every solution (4,331,140) / trominoes (any number) on 3x6;
+- ``polyomino-bedlam``: the Bedlam cube 4x4x4 (19,186 distinct; incremental MRV) / tetracubes (any number) on
+  3x2x2;
+
+(the polyomino counts use the branching rule the CLI uses by default: the one-word bitboard on the first two,
+``mrv`` on Bedlam; the case's ``branch`` says which)
 - ``cubes``: 2x2x1 figures from the 27 connector cubes (36,755,872 assemblies) / 3x1x1 from 6 cubes;
 - ``sliding-korf100``: Korf's 100 fifteen-puzzles, IDA* with the 7-8 pattern databases (built on first use, on the
   GPU when there is one: 576 MB) / five 8-puzzles with the 4-4 databases;
@@ -71,8 +76,9 @@ def _count_packing(backend, quick, full, small):
 
     board, pieces = small if quick else full
     pk = P.build(P.parse_board(board), S.load_pieces(pieces, unlimited=quick))
-    r = RP.count_packing(pk, backend, distinct=not quick)
-    return (r.solutions, r.distinct), {"nodes": r.nodes}
+    branch = RP.default_branch(P.build(P.parse_board(full[0]), S.load_pieces(full[1])))
+    r = RP.count_packing(pk, backend, mode=branch, distinct=not quick)
+    return (r.solutions, r.distinct), {"nodes": r.nodes, "branch": r.branch}
 
 
 def case_polyomino_6x10(backend, quick):
@@ -81,6 +87,10 @@ def case_polyomino_6x10(backend, quick):
 
 def case_polyomino_iq(backend, quick):
     return _count_packing(backend, quick, ("11x5", "iq-puzzler-pro"), ("3x6", "trominoes"))
+
+
+def case_polyomino_bedlam(backend, quick):
+    return _count_packing(backend, quick, ("4x4x4", "bedlam"), ("3x2x2", "tetracubes"))
 
 
 def case_cubes(backend, quick):
@@ -170,6 +180,7 @@ def case_ga(backend, quick):
 
 
 CASES = {"snake": case_snake, "polyomino-6x10": case_polyomino_6x10, "polyomino-iq": case_polyomino_iq,
+         "polyomino-bedlam": case_polyomino_bedlam,
          "cubes": case_cubes, "sliding-korf100": case_sliding_korf100, "sliding-bfs": case_sliding_bfs,
          "hextris": case_hextris, "ga": case_ga}
 RATES = {"hextris": "commands", "ga": "evaluations"}  # reported per second too
