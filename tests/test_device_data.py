@@ -297,7 +297,7 @@ def test_count_command_reports_transfers_in_json_and_in_the_run(tmp_path, capsys
 
     chain = random_chain(Box(2, 3, 3), 1)[0]  # five launches of small batches
     out = tmp_path / "c.h5"
-    # a small frontier: with a GPU's default (2^18 items) the host would expand this whole tree and launch nothing
+    # a small frontier: with a GPU's default (2^14 items) the host would expand this whole tree and launch nothing
     assert main(["snake", "count", chain.letters, "--box", "2x3x3", "--backend", "cuda", "--out", str(out),
                  "--budget", "20", "--batch-size", "16", "--frontier", "16", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)

@@ -128,8 +128,8 @@ class SearchSettings:
     frontier_target: int = 256  # expand the root until the frontier has this many items
     first_batch_size: int = 64  # items per launch when looking for a first solution (in DFS order)
     # Expand with symmetric items merged only until the frontier has this many items (None: frontier_target), then
-    # without merging: the merge is array work over every symmetry at every layer, which a frontier for a GPU
-    # (2^18 items) made the longest part of a count.
+    # without merging: the merge is array work over every symmetry at every layer, which a large frontier for a
+    # GPU (2^18 items) made the longest part of a count.
     merge_target: int | None = None
     # Count by merged states (families that name a MERGE_KEY): expand breadth-first, each set of equal nodes of a
     # layer kept once with the sum of their weights, while a layer holds at most merge_states items; then the batch
@@ -143,10 +143,13 @@ class SearchSettings:
 def default_settings(backend: Backend) -> SearchSettings:
     if backend.name == "cuda":
         # A frontier of two batches: the count keeps one batch running while the host splits the other's
-        # unfinished items (not tuned on a GPU yet: bench/gpu.py measures it).
+        # unfinished items.  2^14 items measured on an H200 (bench/gpu_sweep.py, frontiers 2^12 to 2^20): the
+        # 6x10 count 0.13 s against 0.46 s at 2^18, the 2x2x1 cubes count 0.12 s against 1.5 s, four 4x4x4
+        # snake counts 0.32 s against 0.50 s (at 2^16 and more the host's expansion did the snake trees whole);
+        # 2^12 was within 10-60 % of it, budgets of 2^12 and 2^16 moves alike.
         # Merged only as far as the CPU merges (256 items): on an H200, merging up to 2^18 items made four 4x4x4
         # snake counts take 11.5 s on the host (no kernel ran) against 0.10 s on 16 CPU threads.
-        return SearchSettings(budget=1 << 16, batch_size=1 << 17, frontier_target=1 << 18,
+        return SearchSettings(budget=1 << 16, batch_size=1 << 13, frontier_target=1 << 14,
                               first_batch_size=1 << 14, merge_target=256)
     if backend.name == "cudasim":  # every simulated thread is a Python thread: keep it small
         # No merged states: a merged count can finish on the host, and the simulator is there to run the kernel.
