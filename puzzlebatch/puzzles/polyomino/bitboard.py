@@ -60,8 +60,8 @@ def keyed_lists(masks: np.ndarray, first: np.ndarray, groups: np.ndarray, pbit: 
     cells = np.arange(64, dtype=np.uint64)
     covers = ((masks[:, None] >> cells[None, :]) & np.uint64(1)).astype(np.int64) if n_opt else \
         np.zeros((0, 64), np.int64)
-    per_cell = np.zeros((ncell, 64), np.int64)
-    np.add.at(per_cell, first, covers)
+    o, c = np.nonzero(covers)  # per_cell[a, b]: the candidates of cell a that cover cell b
+    per_cell = np.bincount(first[o] * 64 + c, minlength=ncell * 64).reshape(ncell, 64).astype(np.int64)
     per_cell[np.arange(ncell), np.arange(ncell)] = -1  # never a cell's own key
     k = max(0, min(int(key_bits), 6))
     keys = np.argsort(-per_cell, axis=1, kind="stable")[:, :k].astype(np.int64)

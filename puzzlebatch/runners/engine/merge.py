@@ -23,12 +23,16 @@ if TYPE_CHECKING:
     from puzzlebatch.runners.engine.search import BatchDFS
 
 AUTO_NODES = 2e7  # merge="auto": merge where Knuth's estimate of the trees below the work items is larger
+# Work items the estimate probes (16 probes each), spread evenly over the frontier.  The shipped boards sit far from
+# AUTO_NODES (the pentomino rectangles 10^4-10^6, IQ Puzzler Pro 10^8), where 32 items estimate within a factor of
+# 2-5 of 256 items' estimate; 256 items made the estimate a tenth of a 5x12 count (8 ms of 80).
+AUTO_SAMPLE = 32
 CHUNK = 1 << 20  # child slots filled per step of a merged layer (memory: about 40 bytes a slot)
 
 
 def wants_merge(dfs: BatchDFS, frontier: Frontier) -> bool:
     """Whether a count below ``frontier`` goes by merged states (the settings' ``merge``; "auto": Knuth's
-    estimate of the items' trees, 16 probes each, over :data:`AUTO_NODES`)."""
+    estimate of the items' trees, from :data:`AUTO_SAMPLE` items of 16 probes each, over :data:`AUTO_NODES`)."""
     mode = dfs.settings.merge
     if mode not in ("auto", "yes", "no"):
         from puzzlebatch.errors import PuzzleInputError
@@ -39,13 +43,13 @@ def wants_merge(dfs: BatchDFS, frontier: Frontier) -> bool:
     if mode == "yes":
         return True
     p = dfs.problem
+    sample = np.unique(np.linspace(0, len(frontier) - 1, min(len(frontier), AUTO_SAMPLE)).astype(np.int64))
     est = 0.0
-    for i in range(min(len(frontier), 256)):
+    for i in sample:
         est += float(dfs._host.estimate_item(frontier.states[i], frontier.states[i].copy(),
                                               np.int32(frontier.depths[i]), np.int64(p.goal), np.int64(16),
                                               np.int64(i + 1), p.tables))
-    est *= len(frontier) / min(len(frontier), 256)
-    return est > AUTO_NODES
+    return est * len(frontier) / len(sample) > AUTO_NODES
 
 
 def merge_expand(dfs: BatchDFS, frontier: Frontier, totals: SearchTotals, max_items: int) -> Frontier:
