@@ -259,3 +259,24 @@ def test_bitset_rules_last_level_count_equals_the_subtree(mode, seed):
 
     walk(enc.root.copy(), 0)
     assert seen > 0
+
+
+def test_auto_counts_mrv_on_the_cpu_where_there_is_a_gpu(monkeypatch):
+    """--backend auto with the mrv branch runs on the CPU even where a GPU is found (measured: far slower there),
+    and says so; a GPU asked for by name, and the other branches, keep the GPU."""
+    from puzzlebatch.api import polyomino as api
+    from puzzlebatch.runners.engine.backend import Backend
+
+    real = api.backend_of
+    monkeypatch.setattr(api, "backend_of", lambda r: Backend("cuda", "a GPU") if r in ("auto", "cuda") else real(r))
+    be, note = api._auto_backend("auto", "mrv")
+    assert be.name == "cpu" and "--backend auto chose the cpu" in note
+    for request, branch in (("cuda", "mrv"), ("auto", "bitboard"), ("auto", "first")):
+        be, note = api._auto_backend(request, branch)
+        assert be.name == "cuda" and note == "", (request, branch)
+    assert api._auto_backend("cpu", "mrv") == (real("cpu"), "")
+    # the count itself: run on the CPU, the answer unchanged, the note in the result and in its JSON
+    r = api.count("3x2x2", "tetracubes", unlimited=True, branch="mrv", backend="auto")
+    want = api.count("3x2x2", "tetracubes", unlimited=True, branch="mrv", backend="cpu")
+    assert r.backend == "cpu" and r.solutions == want.solutions > 0
+    assert "--backend auto chose the cpu" in r.to_dict()["note"] and "--backend auto" not in want.note

@@ -532,6 +532,8 @@ def count(board: str | Path | P.Board | None, pieces: str | Path | Sequence[S.Pi
         :class:`~puzzlebatch.errors.CountMismatchError`.
     backend
         ``"auto"``, ``"cpu"`` or ``"cuda"`` (``"cuda"`` without a GPU raises; never a silent fallback).
+        ``"auto"`` counts on the CPU where the branch is ``"mrv"`` (measured far slower on a GPU), and the result's
+        ``note`` says so.
     out
         Store the run in this HDF5 file (default: nothing stored).
     resume
@@ -575,7 +577,7 @@ def count(board: str | Path | P.Board | None, pieces: str | Path | Sequence[S.Pi
         raise PuzzleInputError(f"--method: {method!r} is not one of search, transfer")
     pk = packing_of(board, pieces, level=level, unlimited=unlimited, copies=copies, mirror=mirror)
     branch = branch or RP.default_branch(pk)
-    be = backend_of(backend)
+    be, backend_note = _auto_backend(backend, branch)
     settings = settings_of(be, settings, merge=merge)
     params = _params(pk, pieces, unlimited, copies, mirror, branch, prune, level)
     if not distinct:
@@ -593,6 +595,8 @@ def count(board: str | Path | P.Board | None, pieces: str | Path | Sequence[S.Pi
         res, rest, totals = RP.count_packing_run(pk, be, branch, prune, settings, distinct, on_batch=s.on_batch,
                                                  frontier=s.frontier, totals=s.totals, max_batches=opts.max_batches,
                                                  elapsed=s.elapsed, pool=s.pool, sink=sink)
+        if backend_note:
+            res = dataclasses.replace(res, note="; ".join(n for n in (res.note, backend_note) if n))
         verified = None
         if verify and res.complete:
             from puzzlebatch.runners.engine import verify as check
@@ -610,6 +614,21 @@ def count(board: str | Path | P.Board | None, pieces: str | Path | Sequence[S.Pi
     return PolyominoCount(**res.to_json(), board=_size_text(pk.board.size), pieces=names, device=be.device,
                           verified=verified, **stored, label=pk.board.label, batches=int(totals.batches),
                           items_left=len(rest))
+
+
+def _auto_backend(request: str | Backend, branch: str) -> tuple[Backend, str]:
+    """The backend of a count and a note for the result (empty when there is nothing to say).
+
+    ``"auto"`` with the ``mrv`` branch runs on the CPU even where there is a GPU: the incremental MRV engine's
+    states are about 16 KB and its nodes serial, and on an NVIDIA H200 the Bedlam cube's count did not finish in
+    70 s, where 2 CPU cores take 16 s (bench/log/gpu.md).  ``"cuda"`` asked for by name runs on the GPU."""
+    be = backend_of(request)
+    if request == "auto" and branch == "mrv" and be.name == "cuda":
+        from puzzlebatch.runners.engine.backend import select_backend
+
+        return select_backend("cpu"), ("--backend auto chose the cpu: the mrv engine is far slower on a GPU "
+                                       "(--backend cuda runs it there)")
+    return be, ""
 
 
 def _count_transfer(board, pieces, *, level, all, unlimited, copies, mirror, exact, backend,

@@ -125,6 +125,8 @@ def run_count(args) -> int:
         merged = f" ({r.merged_layers} layers by merged states on the cpu)" if r.merged_layers else ""
         print(f"{r.nodes} nodes{merged} in {r.seconds:.3f} s on {r.backend} (+{command_compile_seconds():.1f} s "
               "compiling)")
+        if r.note:
+            print(f"note: {r.note}")
         if r.verified:
             print(verify_line(r.to_dict()))
         if r.out is not None:
