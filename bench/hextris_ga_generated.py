@@ -25,20 +25,13 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
 from puzzlebatch.puzzles.hextris.generate import generate_problem  # noqa: E402
 from puzzlebatch.puzzles.hextris.model import official_problem, parse_problem  # noqa: E402
 from puzzlebatch.runners.engine.backend import select_backend  # noqa: E402
 from puzzlebatch.runners.hextris.tune import TuneConfig, Tuner, evaluate, hand_genes  # noqa: E402
-
-
-def _ids(spec: str) -> list[int]:
-    out: list[int] = []
-    for part in spec.split(","):
-        if part.strip():
-            a, _, b = part.partition("-")
-            out.extend(range(int(a), int(b or a) + 1))
-    return out
+from hextris_fit import _ids  # noqa: E402  (bench/hextris_fit.py: "0-11,20" -> numbers)
 
 
 def boards(kind: str, ids: list[int], max_units: int):
