@@ -280,3 +280,24 @@ def test_auto_counts_mrv_on_the_cpu_where_there_is_a_gpu(monkeypatch):
     want = api.count("3x2x2", "tetracubes", unlimited=True, branch="mrv", backend="cpu")
     assert r.backend == "cpu" and r.solutions == want.solutions > 0
     assert "--backend auto chose the cpu" in r.to_dict()["note"] and "--backend auto" not in want.note
+
+
+
+def test_auto_dlx_counts_mrv_on_the_cpu_where_there_is_a_gpu(monkeypatch, tmp_path, capsys):
+    import puzzlebatch as pb
+    from puzzlebatch.api import polyomino as api
+    from puzzlebatch.cli import main
+    from puzzlebatch.runners.engine.backend import Backend
+
+    pb.polyomino.dlx_export("4x2", "dominoes", unlimited=True, text=tmp_path / "p.dlx")
+    want = pb.polyomino.dlx_solve(tmp_path / "p.dlx", count=True, backend="cpu")
+    real = api.backend_of
+    monkeypatch.setattr(api, "backend_of", lambda r: Backend("cuda", "a GPU") if r in ("auto", "cuda") else real(r))
+    r = pb.polyomino.dlx_solve(tmp_path / "p.dlx", count=True)  # branch mrv, backend auto: the defaults
+    assert r.backend == "cpu" and r.branch == "mrv" and r.solutions == want.solutions == 5
+    assert "--backend auto chose the cpu" in r.to_dict()["note"] and want.note == ""
+    # the command line: the options chosen alone on stdout, the note on stderr
+    assert main(["polyomino", "dlx", "solve", str(tmp_path / "p.dlx")]) == 0
+    out, err = capsys.readouterr()
+    assert "note:" not in out and "--backend auto chose the cpu" in err
+    assert len(out.splitlines()) == 4  # four dominoes tile 4x2

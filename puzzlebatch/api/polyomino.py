@@ -293,6 +293,8 @@ class PolyominoDLX(Result):
         The problem's size.
     backend, branch, seconds
         Where and how it was searched.
+    note
+        What the reader should know (``backend="auto"`` ran the ``mrv`` branch on the CPU), or empty.
     solutions, nodes
         Counted: the number of solutions; both: the nodes searched.
     solved, options_chosen
@@ -306,6 +308,7 @@ class PolyominoDLX(Result):
     backend: str
     branch: str
     seconds: float = 0.0
+    note: str = ""
     solutions: int | None = None
     nodes: int | None = None
     solved: bool | None = None
@@ -1225,7 +1228,8 @@ def dlx_solve(file: str | Path, *, count: bool = False, branch: str = "mrv", bac
     branch
         ``"mrv"`` (the most constrained item), ``"first"``, ``"enclosed"`` or ``"auto"``.
     backend, settings
-        Where it runs and the batch DFS's knobs.
+        Where it runs and the batch DFS's knobs (``"auto"`` runs the ``mrv`` branch on the CPU, as
+        :func:`count` does, and the result's ``note`` says so).
 
     Returns
     -------
@@ -1245,12 +1249,12 @@ def dlx_solve(file: str | Path, *, count: bool = False, branch: str = "mrv", bac
     if not path.is_file():
         raise PuzzleInputError(f"dlx: no such file {file}")
     ec = read_dlx(read_text(path, "dlx"), str(path))
-    be = backend_of(backend)
-    settings = settings or settings_of(be)
     t0 = work_clock()
     eng = RP.engine(ec, branch, False)
+    be, note = _auto_backend(backend, eng.mode)
+    settings = settings or settings_of(be)
     r = PolyominoDLX(items=ec.n_items, primary=ec.n_primary, options=len(ec.options), colors=len(ec.colors),
-                     backend=be.name, branch=eng.mode)
+                     backend=be.name, branch=eng.mode, note=note)
     if count:
         totals, _ = RP.count_engine(eng, be, settings)
         r.solutions, r.nodes = int(totals.count), int(totals.nodes)

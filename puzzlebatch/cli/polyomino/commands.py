@@ -258,6 +258,8 @@ def run_dlx_solve(args) -> int:
             print(" ".join(opt))
     else:
         print(f"{path}: no solution")
+    if r.note and not args.json:
+        print(f"note: {r.note}", file=sys.stderr)  # stdout holds the options chosen
     # a count is done whatever it finds (as `polyomino count`); a solve that found none searched the whole tree
     return 0 if args.count or r.solved else EXIT_NO_SOLUTION
 
