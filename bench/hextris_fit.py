@@ -3,7 +3,7 @@
     python bench/hextris_fit.py learn [--qualifier 0-24] [--generated 0-29] [--seeds 1] [--beam 4]
         [--max-units 300]
         [--out puzzlebatch/data/hextris/weight_fit.json]
-    python bench/hextris_fit.py judge [--generated 100-119] [--seconds 20] [--rows 3]
+    python bench/hextris_fit.py judge [--generated 100-119] [--seconds 20] [--rows 3] [--weights FILE]
     python bench/hextris_fit.py loo                      # leave-one-out on the table itself, no play
 
 ``learn`` plays every candidate row (:data:`CANDIDATES`) on every learning board: the first ``--seeds`` seeds of
@@ -13,7 +13,8 @@ each row's mean total over the default weights' (row 0), with the board's featur
 (:func:`puzzlebatch.runners.hextris.fit.board_features`).
 
 ``judge`` plays each held-out generated board twice with the full player (``play_problems``) at the same
-``--seconds``: with the default weights, then with the fitted portfolio (``fitted_weights``, ``--rows`` rows).
+``--seconds``: with the default weights, then with the fitted portfolio (``fitted_weights``, ``--rows`` rows), or
+with the weights of ``--weights FILE`` (e.g. ``bench/hextris_ga_generated.py --save``'s).
 It prints the problem scores (the floor of the mean over the seeds, as the contest ranked) and counts the boards
 where the portfolio scored more, the same, or less. Generated boards of the learning seeds are refused here.
 """
@@ -37,8 +38,8 @@ from puzzlebatch.puzzles.hextris.generate import generate_problem  # noqa: E402
 from puzzlebatch.puzzles.hextris.model import load_phrases, official_problem, parse_problem  # noqa: E402
 from puzzlebatch.runners.engine.backend import select_backend  # noqa: E402
 from puzzlebatch.runners.hextris import fit  # noqa: E402
-from puzzlebatch.runners.hextris.player import DEFAULT_WEIGHTS, SURVIVAL_WEIGHTS, BeamPlayer, play_problems, \
-    spell  # noqa: E402
+from puzzlebatch.runners.hextris.player import DEFAULT_WEIGHTS, SURVIVAL_WEIGHTS, BeamPlayer, load_weights, \
+    play_problems, spell  # noqa: E402
 
 #: candidate rows: the default weights; rows part full weighed 1 and 6; the GA's tuned vector (relative coding,
 #: held-out win) with rows part full 0 and 1; and the survival row of problem 18
@@ -139,7 +140,7 @@ def judge(args) -> None:
     rows_out = []
     for s in ids:
         p = parse_problem(generate_problem(s))
-        w = fit.fitted_weights(p, rows=args.rows, path=args.table)
+        w = load_weights(args.weights) if args.weights else fit.fitted_weights(p, rows=args.rows, path=args.table)
         scores = {}
         for label, weights in (("default", DEFAULT_WEIGHTS), ("fitted", w)):
             t = time.perf_counter()
@@ -172,6 +173,8 @@ def main() -> int:
     ap.add_argument("--max-units", type=int, default=300, help="learn: units played of each game at most")
     ap.add_argument("--spell-seconds", type=float, default=2.5, help="learn: weaving time per plan")
     ap.add_argument("--seconds", type=float, default=20.0, help="judge: seconds per board and per side")
+    ap.add_argument("--weights", help="judge: play this weights file (play --weights) against the default weights "
+                    "instead of the fitted portfolio")
     ap.add_argument("--rows", type=int, default=fit.ROWS)
     ap.add_argument("--k", type=int, default=fit.NEIGHBOURS)
     ap.add_argument("--table", default=None, help="the weight-fit table (default: the package's)")
