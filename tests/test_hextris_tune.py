@@ -239,3 +239,38 @@ def test_exact_fitness_is_the_exact_total_of_the_spelled_solutions(cpu):
     one = [spell(BeamPlayer(p, cpu, genes_to_weights(g), 2, 3).plan(p.source_seeds[:1]), cpu, load_phrases())[0]
            .total for g in genomes]
     assert fit.tolist() == one and min(one) > 0
+
+
+def test_held_out_names_generated_boards():
+    from puzzlebatch.api.hextris import MAX_GENERATED_HELD_OUT, _held_problems
+    from puzzlebatch.errors import PuzzleInputError
+    from puzzlebatch.puzzles.hextris.generate import generate_problem
+    from puzzlebatch.puzzles.hextris.model import parse_problem
+
+    got = _held_problems("3, g106-107,G110")
+    assert [p.id for p in got] == [3, 1106, 1107, 1110]
+    assert got[1] == parse_problem(generate_problem(106)) and got[0] == official_problem(3)
+    assert [p.id for p in _held_problems([22, 21])] == [22, 21]
+    for bad, words in (("gx", "is not g and generator seeds"), ("g5-2", "low to high"), ("g-1", "not g and"),
+                       ("25", "no qualifier problem 25"),
+                       (f"g0-{MAX_GENERATED_HELD_OUT}", f"more than {MAX_GENERATED_HELD_OUT} generated boards")):
+        with pytest.raises(PuzzleInputError, match=words):
+            _held_problems(bad)
+
+
+def test_tune_cli_judges_on_a_generated_board(tmp_path, capsys):
+    w = tmp_path / "w.json"
+    code, text, _ = run_cli(capsys, "hextris", "tune", "--problems", "21", "--population", "4", "--elite", "2",
+                            "--newcomers", "1", "--keep", "2", "--backend", "cpu", "--genes", "relative",
+                            "--generations", "1", "--held-out", "g106", "--save-weights", str(w))
+    doc = json.loads(text)
+    assert code == 0
+    held = json.loads(w.read_text())["held_out"]
+    # generator seed 106: a 10x20 board, one seed, 20 units; its totals computed again here
+    from puzzlebatch.puzzles.hextris.generate import generate_problem
+    from puzzlebatch.puzzles.hextris.model import parse_problem
+
+    p = parse_problem(generate_problem(106))
+    want = evaluate(np.array([doc["best_genes"], [5] * N]), [(p, p.source_seeds[0])], cpu_backend(), beam=1, keep=2,
+                    coding="relative")
+    assert held["problems"] == [1106] and held["per_problem"] == {"1106": want.tolist()}

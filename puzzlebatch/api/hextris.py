@@ -760,7 +760,9 @@ def tune(problems: str | Sequence[int] = "0-24", *, seeds_per_problem: int = 1, 
     seed
         The GA's random seed.
     held_out
-        After tuning, play every seed of these problems with the best genome and with the default weights.
+        After tuning, play every seed of these problems with the best genome and with the default weights:
+        qualifier numbers, generated boards (``"g100-119"``: the generator's seeds; their ids are 1000 + the
+        seed), or both (``"3,11,g100-119"``).
     save_weights
         Write the best weights (JSON, for ``play(weights=...)``).
     png
@@ -796,7 +798,7 @@ def tune(problems: str | Sequence[int] = "0-24", *, seeds_per_problem: int = 1, 
         raise PuzzleInputError(f"--genes {genes}: expected one of {', '.join(CODINGS)}")
     _at_least(search_beam, 0, "--search-beam")
     ids = _problem_range(problems, "--problems")
-    held_ids = _problem_range(held_out, "--held-out") if held_out is not None else None
+    held_problems = _held_problems(held_out) if held_out is not None else None
     games = [(p, s) for p in map(official_problem, ids) for s in list(dict.fromkeys(p.source_seeds))
              [: seeds_per_problem]]
     cfg = TuneConfig(population=population, elite=elite, newcomers=newcomers, gene_low=gene_low,
@@ -839,8 +841,8 @@ def tune(problems: str | Sequence[int] = "0-24", *, seeds_per_problem: int = 1, 
         genome, best = tuner.best() if tuner.cache else ([], 0)
         doc = s.finish({"best_genome": genome, "best_fitness": best, "history": tuner.history}, complete)
     held = None
-    if complete and held_ids and genome:
-        held = _held_out(tuner, genome, held_ids, be, cfg, say)
+    if complete and held_problems and genome:
+        held = _held_out(tuner, genome, held_problems, be, cfg, say)
     weights = tuner.weights(genome).tolist() if genome else None
     if complete and save_weights and genome:
         from puzzlebatch.outputs import write_text
@@ -852,14 +854,46 @@ def tune(problems: str | Sequence[int] = "0-24", *, seeds_per_problem: int = 1, 
                          doc["run_id"], picture, weights=weights)
 
 
-def _held_out(tuner, genome: list[int], ids: list[int], be: Backend, cfg, say: bool) -> dict:
+MAX_GENERATED_HELD_OUT = 1000  #: generated boards one --held-out may name
+
+
+def _held_problems(spec) -> list:
+    """The held-out boards of ``spec``: qualifier numbers (``"3,11,13"``, or a list of numbers), generated boards
+    (``"g100-119"``: the seeds of :func:`~puzzlebatch.puzzles.hextris.generate.generate_problem`, the boards a
+    tuning never saw), or both (``"3,g100-119"``)."""
+    from puzzlebatch.puzzles.hextris.generate import generate_problem
+    from puzzlebatch.puzzles.hextris.model import official_problem, parse_problem
+
+    if not isinstance(spec, str):
+        return [official_problem(i) for i in _problem_range(spec, "--held-out")]
+    qualifier, generated = [], []
+    for part in (x.strip() for x in spec.split(",")):
+        if part[:1] not in ("g", "G"):
+            qualifier.append(part)
+            continue
+        a, dash, b = part[1:].partition("-")
+        try:
+            lo, hi = int(a), int(b if dash else a)
+        except ValueError:
+            raise PuzzleInputError(f"--held-out {spec!r}: {part!r} is not g and generator seeds, like g100-119") \
+                from None
+        if lo < 0 or hi < lo:
+            raise PuzzleInputError(f"--held-out {spec!r}: {part!r} is not a range of seeds >= 0, low to high")
+        generated.extend(range(lo, hi + 1))
+        if len(generated) > MAX_GENERATED_HELD_OUT:
+            raise PuzzleInputError(f"--held-out {spec!r}: more than {MAX_GENERATED_HELD_OUT} generated boards")
+    ids = _problem_range(",".join(qualifier), "--held-out") if qualifier else []
+    return [official_problem(i) for i in ids] + [parse_problem(generate_problem(s)) for s in dict.fromkeys(generated)]
+
+
+def _held_out(tuner, genome: list[int], problems: list, be: Backend, cfg, say: bool) -> dict:
     """The best genome against the player's default on games the GA never saw."""
-    from puzzlebatch.puzzles.hextris.model import official_problem
     from puzzlebatch.runners.hextris.tune import evaluate, hand_genes
 
     hand = hand_genes(cfg.coding, cfg.gene_low, cfg.gene_high).tolist()
     per_problem = {}
-    for p in map(official_problem, ids):
+    ids = [p.id for p in problems]
+    for p in problems:
         fit = evaluate(np.array([genome, hand]), [(p, s) for s in dict.fromkeys(p.source_seeds)], be,
                        **dict(tuner.eval_kwargs(), scales=None))  # plain totals: these are other problems
         per_problem[str(p.id)] = [int(fit[0]), int(fit[1])]

@@ -98,7 +98,8 @@ def register(verbs) -> None:
     add_scheduler(p)  # one problem's games per task
     p.add_argument("--held-out", metavar="PROBLEMS",
                    help="after tuning, play every seed of these problems with the best genome and with the default "
-                        "weights (the split: tune on --problems, judge here)")
+                        "weights (the split: tune on --problems, judge here): qualifier numbers, generated boards "
+                        "(g100-119: the seeds of `hextris generate`, boards no tuning saw) or both (3,g100-119)")
     p.add_argument("--save-weights", metavar="FILE", help="write the best weights (JSON, for play --weights)")
     p.add_argument("--png", metavar="FILE", help="plot best and mean fitness per generation")
     p.set_defaults(func=run_tune)
