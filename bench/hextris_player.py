@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 from puzzlebatch.puzzles.hextris.model import load_phrases, official_problem  # noqa: E402
 from puzzlebatch.runners.engine.backend import select_backend  # noqa: E402
 from puzzlebatch.runners.hextris.playouts import score_solutions  # noqa: E402
-from puzzlebatch.runners.hextris.player import DEFAULT_WEIGHTS, load_weights, play_problems  # noqa: E402
+from puzzlebatch.runners.hextris.player import load_weights, play_problems  # noqa: E402
 from puzzlebatch.runners.hextris.rank import problem_scores, rank_scores, standing  # noqa: E402
 
 
@@ -62,7 +62,8 @@ def main() -> int:
     ap.add_argument("--seconds", type=float, default=3000.0,
                     help="time for the whole run: shared among the problems by units x seeds x width, the beam "
                          "adapts to it (default 3000; 0: no limit, fixed beam)")
-    ap.add_argument("--weights", help="JSON weights, or a list of them: a portfolio (default: DEFAULT_WEIGHTS)")
+    ap.add_argument("--weights", help="JSON weights, or a list of them: a portfolio (default: the player's, "
+                    "player.board_weights per problem)")
     ap.add_argument("--problems", default="0-24")
     ap.add_argument("--backend", default="cpu")
     ap.add_argument("--save", help="merge the best solutions into this official-format JSON file")
@@ -70,7 +71,7 @@ def main() -> int:
     backend = select_backend(args.backend)
     ids = parse_range(args.problems)
     problems = {i: official_problem(i) for i in ids}
-    weights = load_weights(args.weights) if args.weights else DEFAULT_WEIGHTS
+    weights = load_weights(args.weights) if args.weights else None
     t0 = time.perf_counter()
 
     def progress(p, solved):
@@ -86,8 +87,9 @@ def main() -> int:
         print(f"problem {t['problem']}: planning {t['plan_s']:.1f} s (budget {t['budget_s'] or 0:.1f} s, mean beam "
               f"{t['mean_beam']:.1f}, max {t['max_beam']}), spelling {t['spell_s']:.1f} s"
               + (f", {t['survival_retries']} games retried for survival" if t.get("survival_retries") else ""))
+    shown = "the player's default (per board)" if weights is None else np.asarray(weights).tolist()
     print(f"\n{len(solved)} games in {seconds:.1f} s on {backend.name} (time {args.seconds:g} s, beam "
-          f"{args.beam}..{args.max_beam}, keep {args.keep}, weights {np.asarray(weights).tolist()}); "
+          f"{args.beam}..{args.max_beam}, keep {args.keep}, weights {shown}); "
           "machine: 2-core CPU, shared")
     totals = {(s.entry["problemId"], s.entry["seed"]): s.total for s in solved}
     table(problems, totals, "this run")

@@ -453,3 +453,52 @@ def test_insertions_spell_the_missing_long_phrases_after_a_lock_of_the_solution(
     both = opening(seven, official_problem(7).source_seeds[0], phrases)[0][0]
     assert all(p in both.lower() for p in longs)
     assert insertions(seven, official_problem(7).source_seeds[0], both, phrases) == []
+
+
+def test_board_weights_weigh_part_full_rows_on_boards_of_wide_rows(cpu, monkeypatch):
+    from puzzlebatch.runners.hextris import player as P
+
+    from puzzlebatch.puzzles.hextris.model import DATA_DIR
+
+    def units_a_row(pid):  # from the problem file itself: the width over the mean cells of a unit
+        doc = json.loads((DATA_DIR / "problems" / f"problem_{pid}.json").read_text())
+        return doc["width"] / (sum(len(u["members"]) for u in doc["units"]) / len(doc["units"]))
+
+    for pid, wide in ((24, True), (14, False), (7, False), (23, False), (0, False)):
+        assert (units_a_row(pid) >= 30) is wide
+        expected = P.WIDE_ROW_WEIGHTS if wide else P.DEFAULT_WEIGHTS
+        assert P.board_weights(official_problem(pid)).tolist() == expected.tolist()
+    assert P.WIDE_ROW_WEIGHTS[:-1].tolist() == P.DEFAULT_WEIGHTS[:-1].tolist() and P.WIDE_ROW_WEIGHTS[-1] == 1
+
+    # play_problems without weights plans each problem with its board's weights
+    seen = []
+
+    class Planned(Exception):
+        pass
+
+    class Stub:
+        def __init__(self, problem, backend, w, *args):
+            seen.append((problem.id, np.asarray(w).tolist()))
+            raise Planned
+
+    monkeypatch.setattr(P, "BeamPlayer", Stub)
+    for pid in (24, 7):
+        with pytest.raises(Planned):
+            P.play_problems([official_problem(pid)], cpu, seeds={pid: [official_problem(pid).source_seeds[0]]},
+                            openings=False)
+    assert seen == [(24, P.WIDE_ROW_WEIGHTS.tolist()), (7, P.DEFAULT_WEIGHTS.tolist())]
+
+
+def test_play_cli_default_weights_are_named_and_equal_the_default_vector(capsys, tmp_path):
+    w = tmp_path / "w.json"
+    w.write_text(json.dumps(DEFAULT_WEIGHTS.tolist()))
+    totals = []
+    for weights in ("default", str(w)):
+        code, out, _ = run_cli(capsys, "hextris", "play", "11", "--seed", "0", "--weights", weights, "--beam", "2",
+                               "--keep", "3", "--backend", "cpu", "--json")
+        assert code == 0
+        doc = json.loads(out)
+        totals.append(doc["scores"][0]["total"])
+        if weights == "default":
+            assert doc["weights"] == "default"
+    assert totals[0] == totals[1] > 0  # problem 11 (10 wide) is not a board of wide rows

@@ -479,9 +479,10 @@ def play(problem: Problems, *, player: str = "beam", time_limit: float | None = 
     seed
         Beam player: play only this seed of each problem (default: every seed).
     weights
-        Beam player: its 13 weights (a list, a list of lists for a portfolio, or a JSON file; default: the tuned
-        default weights), or ``"fit"``: per problem, a portfolio of rows chosen from its board's features
-        (:mod:`puzzlebatch.runners.hextris.fit`).
+        Beam player: its 13 weights (a list, a list of lists for a portfolio, or a JSON file), ``"fit"``: per
+        problem, a portfolio of rows chosen from its board's features (:mod:`puzzlebatch.runners.hextris.fit`), or
+        ``"default"`` (the same as None): the tuned default weights, with *rows part full* weighed 1 on a board
+        whose rows take 30 units or more to fill (:func:`puzzlebatch.runners.hextris.player.board_weights`).
     beam, keep
         Beam player: states kept per game, candidates per state.
     phrases
@@ -590,8 +591,8 @@ def _play_beam(items: list, problems: list[Problem], opts: RunOptions, backend, 
                 raise PuzzleInputError(f"--seed {seed}: not a seed of problem {p.id} "
                                        f"({', '.join(map(str, p.source_seeds))})")
         seeds = {p.id: [seed] for p in problems}
-    if weights is None:
-        w = hextris_player.DEFAULT_WEIGHTS
+    if weights is None or (isinstance(weights, str) and weights == "default"):
+        w = "default"  # per problem, the default weights fitted to its rows' width (player.board_weights)
     elif isinstance(weights, str) and weights == "fit":
         w = "fit"  # a portfolio per problem, chosen from its board's features (runners/hextris/fit.py)
     elif isinstance(weights, (str, Path)):
@@ -649,7 +650,8 @@ def _play_beam(items: list, problems: list[Problem], opts: RunOptions, backend, 
                 placed[p.id] = p.source_length
 
         def work() -> None:
-            play(todo, be, seeds=seeds, weights=w, beam=beam, keep=keep, phrases=words,
+            chosen = None if isinstance(w, str) and w == "default" else w  # None: per problem, board_weights
+            play(todo, be, seeds=seeds, weights=chosen, beam=beam, keep=keep, phrases=words,
                  seconds=None if time_limit is None else max(0.1, time_limit - (time.perf_counter() - t0)),
                  tag=tag, weave_phrases=bool(words), on_problem=on_problem, **extra)
 

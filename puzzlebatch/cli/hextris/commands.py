@@ -161,9 +161,10 @@ def register(verbs) -> None:
                    help="beam: beam search + phrases (default); greedy: the kernel's greedy policy, no phrases")
     p.add_argument("--seed", type=L.seed, help="play only this seed (default: every seed)")
     p.add_argument("--all-seeds", action="store_true", help="play every seed of every problem (the default)")
-    p.add_argument("--weights", metavar="FILE|fit", help="beam player weights: a JSON list of 13 numbers (the "
-                   "features of the evaluation), or a list of such lists (a portfolio); 'fit': per problem, a "
-                   "portfolio chosen from its board's features")
+    p.add_argument("--weights", metavar="FILE|fit|default", help="beam player weights: a JSON list of 13 numbers "
+                   "(the features of the evaluation), or a list of such lists (a portfolio); 'fit': per problem, a "
+                   "portfolio chosen from its board's features; 'default' (the default): the tuned weights, with "
+                   "rows part full weighed 1 on boards whose rows take 30 units or more to fill")
     p.add_argument("--beam", type=L.beam, default=4, help="beam player: states kept per game (default 4)")
     p.add_argument("--keep", type=L.beam, default=8, help="beam player: candidates per state (default 8)")
     p.add_argument("-p", "--phrase", action="append", metavar="PHRASE", help="a phrase of power (repeatable)")

@@ -21,7 +21,7 @@ class PlayTask:
 
     backend: str
     seeds: dict | None
-    weights: list | str  # rows, or "fit" (chosen per problem on the worker)
+    weights: list | str | None  # rows, "fit" (chosen per problem on the worker), or None (player.board_weights)
     beam: int
     keep: int
     phrases: list
@@ -38,7 +38,8 @@ class PlayTask:
         t0 = work_clock()
         backend = select_backend(self.backend)
         problems = [problem_from(spec)]
-        weights = self.weights if isinstance(self.weights, str) else np.asarray(self.weights)
+        weights = self.weights if self.weights is None or isinstance(self.weights, str) else \
+            np.asarray(self.weights)
         solved = play_problems(problems, backend, seeds=self.seeds, weights=weights,
                                beam=self.beam, keep=self.keep, phrases=self.phrases, seconds=seconds, tag=self.tag,
                                weave_phrases=self.weave)
@@ -53,11 +54,8 @@ def play_on_pool(pool, specs: dict[int, str]):
 
     def play(problems, backend, *, seeds=None, weights=None, beam=4, keep=8, phrases=None, seconds=None,
              tag="puzzlebatch-beam", weave_phrases=True, on_problem=None):
-        from puzzlebatch.runners.hextris.player import DEFAULT_WEIGHTS
-
-        w = DEFAULT_WEIGHTS if weights is None else weights
-        task = PlayTask(pool.backend_request, seeds, w if isinstance(w, str) else np.asarray(w).tolist(), beam, keep,
-                        phrases, tag, weave_phrases)
+        w = weights if weights is None or isinstance(weights, str) else np.asarray(weights).tolist()
+        task = PlayTask(pool.backend_request, seeds, w, beam, keep, phrases, tag, weave_phrases)
         work = np.array([p.source_length * len(set(p.source_seeds)) * p.width for p in problems], np.float64)
         # With a time limit, a problem gets its share of the cluster's time (workers play side by side).
         share = [None if seconds is None else min(seconds, seconds * pool.n_workers * x / max(work.sum(), 1.0))

@@ -61,6 +61,15 @@ OLDEST_WEIGHTS = 11
 #: the best of five hand-set vectors on seed 0 of 20 qualifier problems (bench/RESULTS.md): transitions and mass
 #: weigh most, a line is worth 20 points, a row of danger 90
 DEFAULT_WEIGHTS = np.array([0.2, 0, 0, 0, 0, 3, 3, 5, 3, 0, 90, 0, 0], dtype=np.float64)
+#: a board whose rows take this many units or more to fill (its width over the mean unit size) is played, when no
+#: weights are given, with the default weights and *rows part full* weighed 1 (:data:`WIDE_ROW_WEIGHTS`).  On such
+#: a board a row clears only after tens of units, and a stack of part-full rows climbs to the spawn zone first.
+#: Chosen on the qualifier: problem 24 (100 wide, 2.96 cells a unit: 34 units a row) scores 40 % more with that
+#: weight; problem 14 (25 units a row) does not gain, problems 7 and 23 (11 and 3) lose a fifth.  Checked on 20
+#: generated boards held out from that choice (every board of generator seeds 100-345 with 30 units a row or more),
+#: the full player at 30 s a side: more on 9, equal on 5, less on 6, totals +3.8 % (bench/RESULTS.md)
+WIDE_ROW_UNITS = 30.0
+WIDE_ROW_WEIGHTS = np.array([0.2, 0, 0, 0, 0, 3, 3, 5, 3, 0, 90, 0, 1], dtype=np.float64)
 #: weight rows tried again, as a portfolio, on a game that the weights played let die (spawn blocked before its last
 #: unit): survival first.  The first three (the spawn zone's danger, rows that hold holes and the mass of the stack
 #: weigh most, the score little) come from a random search on problem 18 seed 0; the last two are the default
@@ -85,6 +94,17 @@ _COLUMNS = (None, evaluation.C_PLACE + rules.F_DEPTH, evaluation.C_PLACE + rules
                                            evaluation.B_ROW_TRANS, evaluation.B_DOWN_TRANS, evaluation.B_MASS,
                                            evaluation.B_HEIGHT, evaluation.B_DANGER, evaluation.B_HOLE_ROWS,
                                            evaluation.B_PARTIAL))
+
+
+def row_units(problem: Problem) -> float:
+    """How many units fill one row of ``problem``'s board: its width over the mean cells of a unit."""
+    return problem.width / max(1.0, float(np.mean([len(u.members) for u in problem.units])))
+
+
+def board_weights(problem: Problem) -> np.ndarray:
+    """The weights the beam player uses on ``problem`` when none are given: :data:`WIDE_ROW_WEIGHTS` on a board
+    whose rows take :data:`WIDE_ROW_UNITS` units or more to fill, :data:`DEFAULT_WEIGHTS` on the others."""
+    return WIDE_ROW_WEIGHTS if row_units(problem) >= WIDE_ROW_UNITS else DEFAULT_WEIGHTS
 
 
 def load_weights(path: str | Path) -> np.ndarray:
@@ -606,8 +626,9 @@ def play_problems(problems: list[Problem], backend: Backend, *, seeds: dict[int,
     keeps the best.
 
     ``weights``: one row, a portfolio of rows (every game once per row, in one batch: the exact scorer keeps the
-    best), a function of the problem giving either, or ``"fit"``: the portfolio chosen from the board's features
-    (:func:`puzzlebatch.runners.hextris.fit.fitted_weights`).  With ``seconds``, a portfolio is cut to the rows
+    best), a function of the problem giving either (or None), ``"fit"``: the portfolio chosen from the board's
+    features (:func:`puzzlebatch.runners.hextris.fit.fitted_weights`), or None: :func:`board_weights` (the default
+    weights, *rows part full* weighed 1 on boards of wide rows).  With ``seconds``, a portfolio is cut to the rows
     (first first) whose games fit in the planning time (:func:`portfolio_rows`).
 
     ``on_unit(problem)``, if given, is called after each unit the planning places in the problem's games (at most
@@ -650,7 +671,7 @@ def play_problems(problems: list[Problem], backend: Backend, *, seeds: dict[int,
                     games.append(seed)
                     prefixes.append(found[0][0])
         weights = per_problem(p)
-        weights = DEFAULT_WEIGHTS if weights is None else np.asarray(weights, dtype=np.float64)
+        weights = board_weights(p) if weights is None else np.asarray(weights, dtype=np.float64)
         if weights.ndim == 2 and budget is not None:  # the rows, first first, whose games fit in the time
             weights = weights[:portfolio_rows(len(weights), budget, p.source_length * len(games))]
         if weights.ndim == 2 and len(weights) == 1:
