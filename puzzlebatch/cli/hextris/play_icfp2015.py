@@ -52,6 +52,10 @@ from puzzlebatch.runners.hextris.greedy import CHUNK_UNITS, BeamRun, GreedyPlaye
 #: set in the processes of ``-c``'s shards: they play their games themselves
 ENV_SHARD = "PUZZLEBATCH_HEXTRIS_SHARD"
 SHARD_MEGABYTES = 400  # -m below this a process cannot be honoured: -c plays with fewer processes
+#: with -c N, the share of -t the parent waits for its shards (each answers a margin before: shards.shard_seconds)
+SHARDS_END = 0.93
+#: and the share by which a failed shard's games, played by the plain-Python player after that, are answered
+FALLBACK_END = 0.975
 
 __all__ = ["main", "build_parser", "BeamRun", "GreedyPlayer", "PlayResult", "CHUNK_UNITS", "deadline",
            "play_problems"]
@@ -162,8 +166,8 @@ def play_shards(args, docs: list[dict], shards: int, t0: float, out=None, err=No
         if args.seconds is not None:
             # shards late past `end` are stopped; their games are then played by the plain-Python player until
             # `last`, which leaves it a share of the time (it is handed no time already past)
-            end = t0 + 0.88 * args.seconds - 0.3
-            last = t0 + 0.96 * args.seconds - 0.3
+            end = t0 + SHARDS_END * args.seconds - 0.3
+            last = t0 + FALLBACK_END * args.seconds - 0.3
             command += ["-t", f"{S.shard_seconds(end, args.seconds, time.perf_counter()):.3f}"]
         if args.megabytes is not None:
             command += ["-m", f"{args.megabytes / len(parts):.3f}"]

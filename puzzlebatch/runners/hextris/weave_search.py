@@ -44,6 +44,7 @@ class _Chars:
         self.m = matcher
         self._texts: dict[int, list] = {}
         self._moves: dict[tuple[int, int], list] = {}
+        self._options: dict[int, list] = {}
 
     def texts(self, s: int) -> list[tuple[str, list[int], int, int, tuple]]:
         """``(text, commands, next state, repeat points, phrases completed)`` for every text worth appending."""
@@ -54,6 +55,14 @@ class _Chars:
                 s2, points, done = self.m.run(s, text)
                 got.append((text, cmds, s2, points, tuple(done)))
             self._texts[s] = got
+        return got
+
+    def options(self, s: int) -> list[tuple[str, list[int], int, int, tuple]]:
+        """:meth:`texts` and then each command written with its best character, in the same form (cached)."""
+        got = self._options.get(s)
+        if got is None:
+            got = self._options[s] = self.texts(s) + [(ch, [cmd], s2, points, done) for cmd in range(6)
+                                                      for ch, s2, points, done, _ in self.moves(s, cmd)[:1]]
         return got
 
     def moves(self, s: int, cmd: int) -> list[tuple[str, int, int, tuple, int]]:
@@ -73,10 +82,21 @@ class _Chars:
 class _Info:
     """One unit of the plan on the board it spawns on: where it starts, where it must lock, the distances to there."""
 
-    __slots__ = ("unit", "start", "target", "dist", "lock_cmds")
+    __slots__ = ("unit", "start", "target", "dist", "lock_cmds", "locks", "succ")
 
     def __init__(self, unit, start, target, dist, lock_cmds):
         self.unit, self.start, self.target, self.dist, self.lock_cmds = unit, start, target, dist, lock_cmds
+        self.locks = frozenset(lock_cmds)
+        #: position -> the position each command leads to, None where the target cannot be reached from there
+        #: (filled as the search reaches positions: the search's inner loop follows texts through it)
+        self.succ: dict = {}
+
+    def successors(self, p) -> tuple:
+        """The position each of the six commands leads to from ``p``, None where it is not in ``dist``."""
+        move, dist = self.unit.move, self.dist
+        got = tuple(q if q in dist else None for q in (move(p, c) for c in range(6)))
+        self.succ[p] = got
+        return got
 
 
 def _key(st):
@@ -178,14 +198,15 @@ def weave_search(tab: list, seed: int, placements, phrases: list[str], beam: int
         """Follow ``cmds`` from ``p`` (unit ``j``, ``vs`` its row's visited positions): ``(j, position, visited)``
         where the text ends (position None: it ended with unit ``j``'s lock), or None if a move is illegal, locks
         elsewhere than planned or leaves a place from which the planned lock cannot be reached."""
-        inf = info(j)
-        dist, move, target = inf.dist, inf.unit.move, inf.target
+        inf = infos[j]
+        succ, target = inf.succ, inf.target
         own = None
         last = len(cmds) - 1
         for k, c in enumerate(cmds):
-            q = move(p, c)
-            if q not in dist:
-                if p != target or inf.unit.fits(q):
+            nx = succ.get(p)
+            q = (nx or inf.successors(p))[c]
+            if q is None:  # off the positions that reach the target: a lock there, or no way on
+                if p != target or c not in inf.locks:
                     return None
                 if k == last:
                     return j, None, None
@@ -193,7 +214,7 @@ def weave_search(tab: list, seed: int, placements, phrases: list[str], beam: int
                     return None
                 j += 1
                 inf = info(j)
-                dist, move, target = inf.dist, inf.unit.move, inf.target
+                succ, target = inf.succ, inf.target
                 p, vs, own = inf.start, frozenset((inf.start,)), None
                 continue
             if c in DOWN:
@@ -268,14 +289,15 @@ def weave_search(tab: list, seed: int, placements, phrases: list[str], beam: int
                 elif value > floor[-1][4]:
                     floor[-1] = st
                     floor.sort(key=_key)
-                options = chars.texts(s) + [(ch, [cmd], s2, points, done) for cmd in range(6)
-                                            for ch, s2, points, done, _ in chars.moves(s, cmd)[:1]]
-                for text, cmds, s2, points, done in options:
+                nx = inf.succ.get(p) or inf.successors(p)
+                for text, cmds, s2, points, done in chars.options(s):
+                    if nx[cmds[0]] is None and (p != target or cmds[0] not in inf.locks):
+                        continue  # its first move leaves the positions that reach the lock, and does not lock
                     got = run_text(j, p, vs, cmds)
                     if got is None:
                         continue
                     k, q, qv = got
-                    g, u2 = gain(points, done, used)
+                    g, u2 = gain(points, done, used) if done else (points, used)
                     back = (st, text, cmds)
                     if q is None:
                         roots.setdefault(k + 1, []).append(root_after(k, s2, u2, value + g, back))
