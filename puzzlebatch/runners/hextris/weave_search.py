@@ -241,6 +241,8 @@ def weave_search(tab: list, seed: int, placements, phrases: list[str], beam: int
     counter = 0
     final = None
     for j in range(n):
+        if j:
+            infos[j - 1] = None  # no text starts before unit j now: its tables are let go (memory: long games)
         inf = info(j)
         rs = roots.pop(j, [])
         if not rs:  # every text handed on ran on past this unit's lock
