@@ -16,6 +16,7 @@ Cases (full size / quick size):
 - ``snake``: count every embedding of four 4x4x4 chains (bench/snake.py's seeds 1 2 4 5) / one 2x2x4 chain;
 - ``polyomino-6x10``: pentominoes on 6x10 (9,356 solutions) / tetrominoes (any number of each) on 4x5;
 - ``polyomino-iq``: IQ Puzzler Pro 5x11, every solution (4,331,140) / trominoes (any number) on 3x6;
+- ``polyomino-iq-tree``: the same counted as a tree (``merge="no"``: every node in the kernel, 70,535,285 nodes);
 - ``polyomino-bedlam``: the Bedlam cube 4x4x4 (19,186 distinct; incremental MRV) / tetracubes (any number) on
   3x2x2;
 
@@ -66,7 +67,7 @@ def case_snake(backend, quick):
     return [(r.embeddings, r.distinct) for r in results], {"nodes": sum(r.nodes for r in results)}
 
 
-def _count_packing(backend, quick, full, small):
+def _count_packing(backend, quick, full, small, merge=None):
     """Count a packing: ``full`` = (board, piece set) with every solution and the distinct ones; ``small`` =
     (board, piece set) with unlimited copies, every solution (no symmetry classes: the quick board's symmetric
     leaves would be enumerated on the host, and the kernel would not run)."""
@@ -77,7 +78,14 @@ def _count_packing(backend, quick, full, small):
     board, pieces = small if quick else full
     pk = P.build(P.parse_board(board), S.load_pieces(pieces, unlimited=quick))
     branch = RP.default_branch(P.build(P.parse_board(full[0]), S.load_pieces(full[1])))
-    r = RP.count_packing(pk, backend, mode=branch, distinct=not quick)
+    settings = None
+    if merge is not None:  # the backend's defaults (as bench/gpu_sweep.py sets them), merging as asked
+        import dataclasses
+
+        from puzzlebatch.runners.engine import search
+
+        settings = dataclasses.replace(search.default_settings(backend), merge=merge)
+    r = RP.count_packing(pk, backend, mode=branch, distinct=not quick, settings=settings)
     return (r.solutions, r.distinct), {"nodes": r.nodes, "branch": r.branch}
 
 
@@ -87,6 +95,10 @@ def case_polyomino_6x10(backend, quick):
 
 def case_polyomino_iq(backend, quick):
     return _count_packing(backend, quick, ("11x5", "iq-puzzler-pro"), ("3x6", "trominoes"))
+
+
+def case_polyomino_iq_tree(backend, quick):
+    return _count_packing(backend, quick, ("11x5", "iq-puzzler-pro"), ("3x6", "trominoes"), merge="no")
 
 
 def case_polyomino_bedlam(backend, quick):
@@ -180,6 +192,7 @@ def case_ga(backend, quick):
 
 
 CASES = {"snake": case_snake, "polyomino-6x10": case_polyomino_6x10, "polyomino-iq": case_polyomino_iq,
+         "polyomino-iq-tree": case_polyomino_iq_tree,
          "polyomino-bedlam": case_polyomino_bedlam,
          "cubes": case_cubes, "sliding-korf100": case_sliding_korf100, "sliding-bfs": case_sliding_bfs,
          "hextris": case_hextris, "ga": case_ga}

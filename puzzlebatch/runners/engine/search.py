@@ -147,9 +147,12 @@ def default_settings(backend: Backend) -> SearchSettings:
         # 6x10 count 0.13 s against 0.46 s at 2^18, the 2x2x1 cubes count 0.12 s against 1.5 s, four 4x4x4
         # snake counts 0.32 s against 0.50 s (at 2^16 and more the host's expansion did the snake trees whole);
         # 2^12 was within 10-60 % of it, budgets of 2^12 and 2^16 moves alike.
+        # Launches of up to 2^17 items (the frontier grows as stopped items are split): on a large tree the
+        # GPU then fills up (IQ Puzzler Pro as a 70-million-node tree: 2.3 s against 3.5 s at 2^13 items), on the
+        # small trees above no slower (6x10 0.106 s against 0.120 s); 2^19 gave the same as 2^17.
         # Merged only as far as the CPU merges (256 items): on an H200, merging up to 2^18 items made four 4x4x4
         # snake counts take 11.5 s on the host (no kernel ran) against 0.10 s on 16 CPU threads.
-        return SearchSettings(budget=1 << 16, batch_size=1 << 13, frontier_target=1 << 14,
+        return SearchSettings(budget=1 << 16, batch_size=1 << 17, frontier_target=1 << 14,
                               first_batch_size=1 << 14, merge_target=256)
     if backend.name == "cudasim":  # every simulated thread is a Python thread: keep it small
         # No merged states: a merged count can finish on the host, and the simulator is there to run the kernel.
