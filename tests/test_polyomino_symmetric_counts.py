@@ -70,7 +70,9 @@ def _orbits_by_streaming(pk, settings=None):
 def test_burnside_and_streamed_classes_agree(board, pieces):
     pk = P.build(P.parse_board(board), S.load_pieces(pieces, unlimited=True))
     fast = _count(board, pieces)
-    tiny = SearchSettings(budget=7, batch_size=5, frontier_target=3, first_batch_size=2)  # many splits
+    # many splits: items of a few moves, sized so that every board takes a few thousand launches (6x6 trominoes
+    # with items of 7 moves took two minutes of the suite)
+    tiny = SearchSettings(budget=max(7, fast.nodes // 2000), batch_size=5, frontier_target=3, first_batch_size=2)
     streamed, rows = _orbits_by_streaming(pk, tiny)
     assert (fast.solutions, fast.distinct) == (streamed.solutions, streamed.distinct)
     # the stored rows are every solution once
