@@ -11,13 +11,17 @@ and the launches; every GPU-capable command reports them (``h2d_bytes``, ``d2h_b
 
 from __future__ import annotations
 
+import sys
+import threading
 import warnings
+from contextlib import contextmanager
 from functools import lru_cache
 
 import numpy as np
 from numba import cuda
 
 from puzzlebatch.gpu_kernels import geometry
+from puzzlebatch.gpu_kernels.detect import simulator_enabled
 from puzzlebatch.transfers import Transfers
 from puzzlebatch.xp import as_namespace_array, cupy_module, is_device_array
 
@@ -25,6 +29,33 @@ from puzzlebatch.xp import as_namespace_array, cupy_module, is_device_array
 # allow (a batch of a few hundred items is a small grid by design); on a GPU those warnings filled the output.
 warnings.filterwarnings("ignore", message=r".*Grid size \d+ will likely result in GPU under-utilization",
                         category=Warning)  # numba's or numba-cuda's NumbaPerformanceWarning, by version
+
+
+# numba's CUDA simulator runs a block's threads as Python threads, and every device-function call takes a lock held
+# per module (``swapped_cuda_module``).  At the interpreter's default switch interval (5 ms) each hand-over of that
+# lock waits for a switch of the GIL: a 2,262-node snake search took 100 s at 8 threads a block and 200 s at 128,
+# against 1.4 s at one.  During a simulated launch the interval is 0.1 ms (the same search: 1-1.6 s at 128).
+SIMULATOR_SWITCH_INTERVAL = 1e-4
+_switch_lock = threading.Lock()
+_switch_depth = [0, 0.0]  # simulated launches in progress, the interval before the first
+
+
+@contextmanager
+def simulator_thread_switching():
+    """Shorten the interpreter's thread switch interval for the length of a simulated launch (restored after the
+    last one in progress ends)."""
+    with _switch_lock:
+        if _switch_depth[0] == 0:
+            _switch_depth[1] = sys.getswitchinterval()
+            sys.setswitchinterval(SIMULATOR_SWITCH_INTERVAL)
+        _switch_depth[0] += 1
+    try:
+        yield
+    finally:
+        with _switch_lock:
+            _switch_depth[0] -= 1
+            if _switch_depth[0] == 0:
+                sys.setswitchinterval(_switch_depth[1])
 
 
 @lru_cache(maxsize=1)
@@ -183,7 +214,12 @@ class DeviceSession:
         if g is None:
             g = geometry.kernel_geometry(kernel, args, self.limits)
             self.geometries[name] = g
-        kernel[blocks if blocks is not None else g.blocks_for(n_items), g.threads, self.stream](*args)
+        grid = blocks if blocks is not None else g.blocks_for(n_items)
+        if simulator_enabled():
+            with simulator_thread_switching():
+                kernel[grid, g.threads, self.stream](*args)
+        else:
+            kernel[grid, g.threads, self.stream](*args)
         self.transfers.launch()
 
     def geometry_json(self) -> dict:
