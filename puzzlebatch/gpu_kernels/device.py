@@ -14,7 +14,7 @@ from __future__ import annotations
 import sys
 import threading
 import warnings
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from functools import lru_cache
 
 import numpy as np
@@ -215,10 +215,7 @@ class DeviceSession:
             g = geometry.kernel_geometry(kernel, args, self.limits)
             self.geometries[name] = g
         grid = blocks if blocks is not None else g.blocks_for(n_items)
-        if simulator_enabled():
-            with simulator_thread_switching():
-                kernel[grid, g.threads, self.stream](*args)
-        else:
+        with simulator_thread_switching() if simulator_enabled() else nullcontext():
             kernel[grid, g.threads, self.stream](*args)
         self.transfers.launch()
 
