@@ -12,6 +12,7 @@ import pytest
 from puzzlebatch.puzzles.polyomino import cut as K
 from puzzlebatch.puzzles.polyomino import packing as P
 from puzzlebatch.puzzles.polyomino import shapes as S
+from puzzlebatch.puzzles.search import NO_MEMO
 from puzzlebatch.runners.polyomino import cutsolve as CS
 from puzzlebatch.runners.polyomino import large as L
 from tests.reference.polyomino_oracle import count_tilings
@@ -96,7 +97,7 @@ def test_kernel_simulator_matches_cpu_bit_for_bit(cpu, gpu):
         sols = np.zeros((2, 1, states.shape[1]), np.int64)
         out = np.zeros((2, OUT_WIDTH), np.int64)
         d.dfs_batch(states, stacks, np.zeros(2, np.int32), np.zeros(2, np.int32), pb.goal, 50, 1, 1, sols, out,
-                    pb.tables)
+                    pb.tables, NO_MEMO)
         results.append((states, stacks, sols, out))
     for a, b in zip(*results):
         assert np.array_equal(a, b)

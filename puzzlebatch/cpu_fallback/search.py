@@ -17,7 +17,7 @@ from types import ModuleType
 from typing import Callable
 
 import numpy as np
-from numba import prange
+from numba import get_thread_id, prange
 
 from puzzlebatch import jit
 from puzzlebatch.jit.atomic import LANES, fetch_add
@@ -26,8 +26,10 @@ from puzzlebatch.puzzles.search import OUT_WIDTH
 
 
 @jit.driver(parallel=True)
-def dfs_batch(states, stacks, roots, los, goal, budget, max_solutions, stop_after, solutions, out, tables):
+def dfs_batch(states, stacks, roots, los, goal, budget, max_solutions, stop_after, solutions, out, tables, memo):
     """The per-item DFS over every item of a batch (see :func:`puzzlebatch.puzzles.search.dfs_item`).
+
+    ``memo`` holds a row for each thread (``numba.get_thread_id()``), or one empty row: no memo.
 
     Items differ in cost by orders of magnitude, so each thread takes the next item from a shared counter
     (:func:`puzzlebatch.jit.atomic.fetch_add`) instead of a fixed block of them.
@@ -44,11 +46,12 @@ def dfs_batch(states, stacks, roots, los, goal, budget, max_solutions, stop_afte
             state = np.empty(states.shape[1], np.int64)
             stack = np.empty(stacks.shape[1], np.int32)
             res = np.empty(out.shape[1], np.int64)
+            row = memo[min(get_thread_id(), memo.shape[0] - 1)]
             while i < n:
                 state[:] = states[i]
                 stack[:] = stacks[i]
                 dfs_item(state, stack, roots[i], los[i], goal, budget, max_solutions, stop_after, solutions[i],
-                         res, tables)
+                         res, tables, row)
                 states[i] = state
                 stacks[i] = stack
                 out[i] = res

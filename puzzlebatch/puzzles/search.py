@@ -23,6 +23,14 @@ can count without applying its moves (exact cover: the chosen item's live option
 the cover), or -1 to search on.  A count (no solutions to copy, none to stop at) asks it once at each node it
 enters; without it nothing is counted early (:func:`no_leaf_count`).
 
+A count may also remember subtrees (a *memo*, ``memo_rows`` in :mod:`puzzlebatch.runners.engine.search`): a
+family whose rules module names ``MERGE_KEY`` (the state words that, with the depth, decide everything below a
+node) gets a table a thread, keyed on those words and the depth, holding each searched subtree's solutions and
+nodes.  A node found there is not searched again: its solutions and nodes are added as if it were, so counts and
+node counts are the same with or without a memo, whatever the batch, the budget or the thread that searched it.
+Only a node the item entered (not its root, which may own only some of its choices) and searched to the end is
+remembered.
+
 A *work item* is a node and the first choice it still owns: ``(state, depth, lo)`` stands for the subtrees of
 choices ``lo, lo + 1, ...`` of that node.  The items of a frontier partition the tree, so their counts add up.
 :func:`dfs_item` is the explicit-stack DFS that one CPU iteration or one CUDA thread runs on an item, with a node
@@ -48,6 +56,13 @@ STOPPED = 2  # enough solutions were found (first-solution search)
 OUT_STATUS, OUT_DEPTH, OUT_COUNT, OUT_NODES, OUT_NSOL = 0, 1, 2, 3, 4
 OUT_WIDTH = 5
 
+# A memo row (int64): the two key words' indices into the state, then per depth the solutions and the nodes counted
+# when the node at that depth was entered, then the table: MEMO_ENTRY words an entry (key words, depth + 1 (0: an
+# empty entry), solutions, nodes), a power of two of entries, replaced on a collision.
+MEMO_KA, MEMO_KB, MEMO_HEAD = 0, 1, 2
+MEMO_ENTRY = 5
+NO_MEMO = np.zeros((1, 1), np.int64)  # no memo: one row, too short to hold a table
+
 # Compiled without numba's reference counting on the CPU: the per-item DFS and the rules inlined into it never
 # allocate, and with reference counting numba pairs an atomic increment and decrement of every array argument at
 # each inlined rule call that LLVM often cannot remove (a rule using an array on both sides of a branch): measured,
@@ -65,7 +80,14 @@ def no_leaf_count(state, depth, tables):
     return -1
 
 
-def dfs_item(state, stack, root, lo, goal, budget, max_solutions, stop_after, solutions, out, tables):
+def memo_slot(k1, k2, d, head, mask):
+    """Where the entry of key ``(k1, k2)`` at depth ``d`` goes (a multiplicative hash, its high bits folded in)."""
+    h = k1 * 0x9E3779B97F4A7C1 + k2 * 0x3C6EF372FE94F82B + d
+    h = h ^ (h >> 29) ^ (h >> 43)
+    return head + MEMO_ENTRY * (h & mask)
+
+
+def dfs_item(state, stack, root, lo, goal, budget, max_solutions, stop_after, solutions, out, tables, memo):
     """Search the subtrees of choices ``lo..`` of the node ``state`` at depth ``root`` down to depth ``goal``.
 
     Counts nodes at depth ``goal`` (solutions), copies the first ``max_solutions`` of them into ``solutions``, and
@@ -73,12 +95,24 @@ def dfs_item(state, stack, root, lo, goal, budget, max_solutions, stop_after, so
     0, ``max_solutions`` > 0), a full ``solutions`` buffer stops the item like the budget does, just after the last
     solution, so its continuation holds exactly the solutions not copied yet.  ``stack[d]`` is the next choice to
     try at depth ``d``.  Results go to ``out`` (see ``OUT_*``).
+
+    ``memo`` is this thread's memo row (``runners.engine.search.memo_rows``; too short for a table: none).
+    ``budget`` counts the moves applied here; the nodes reported also count those of the subtrees taken from it.
     """
     count = 0
     nodes = 0
+    moves = 0
     nsol = 0
     status = DONE
     counting = max_solutions == 0 and stop_after == 0
+    head = MEMO_HEAD + 2 * (goal + 1)
+    mask = (memo.shape[0] - head) // MEMO_ENTRY - 1
+    remember = counting and memo.shape[0] > head
+    ka = 0
+    kb = 0
+    if remember:
+        ka = memo[MEMO_KA]
+        kb = memo[MEMO_KB]
     d = root
     stack[d] = lo
     while True:
@@ -110,21 +144,40 @@ def dfs_item(state, stack, root, lo, goal, budget, max_solutions, stop_after, so
                 d -= 1
                 undo(state, d, stack[d] - 1, tables)
                 continue
+            if remember and d > root:
+                e = memo_slot(state[ka], state[kb], d, head, mask)
+                if memo[e + 2] == d + 1 and memo[e] == state[ka] and memo[e + 1] == state[kb]:
+                    # Searched before: its solutions and nodes as if searched again.
+                    count += memo[e + 3]
+                    nodes += memo[e + 4]
+                    d -= 1
+                    undo(state, d, stack[d] - 1, tables)
+                    continue
+                memo[MEMO_HEAD + d] = count
+                memo[MEMO_HEAD + goal + 1 + d] = nodes
         m = n_choices(state, d, tables)
         c = next_choice(state, d, stack[d], m, tables)
         if c >= m:
             # Every move of this node is done: back to the parent (or the item is finished).
             if d == root:
                 break
+            if remember:
+                e = memo_slot(state[ka], state[kb], d, head, mask)
+                memo[e] = state[ka]
+                memo[e + 1] = state[kb]
+                memo[e + 2] = d + 1
+                memo[e + 3] = count - memo[MEMO_HEAD + d]
+                memo[e + 4] = nodes - memo[MEMO_HEAD + goal + 1 + d]
             d -= 1
             undo(state, d, stack[d] - 1, tables)
             continue
-        if nodes >= budget:
+        if moves >= budget:
             status = BUDGET
             break
         stack[d] = c + 1
         if apply(state, d, c, tables):
             nodes += 1
+            moves += 1
             d += 1
             stack[d] = 0
     out[OUT_STATUS] = status

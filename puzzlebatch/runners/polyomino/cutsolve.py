@@ -24,7 +24,7 @@ from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.errors import PuzzleInputError
 from puzzlebatch.puzzles.polyomino import cutsearch_rules as R
 from puzzlebatch.puzzles.polyomino import shapes as S
-from puzzlebatch.puzzles.search import BUDGET, DONE, OUT_DEPTH, OUT_NODES, OUT_STATUS, OUT_WIDTH, STOPPED
+from puzzlebatch.puzzles.search import BUDGET, DONE, NO_MEMO, OUT_DEPTH, OUT_NODES, OUT_STATUS, OUT_WIDTH, STOPPED
 from puzzlebatch.runners.engine.backend import Backend
 from puzzlebatch.runners.engine.twins import twin
 
@@ -269,7 +269,7 @@ def solve(mask: np.ndarray, classes: Sequence[S.Piece], backend: Backend, seed: 
         rounds += 1
         sols = np.zeros((portfolio, 1, width), np.int64)
         out = np.zeros((portfolio, OUT_WIDTH), np.int64)
-        d.dfs_batch(states, stacks, roots, los, pb.goal, b, 1, 1, sols, out, t)
+        d.dfs_batch(states, stacks, roots, los, pb.goal, b, 1, 1, sols, out, t, NO_MEMO)
         nodes += int(out[:, OUT_NODES].sum())
         if on_round is not None:
             on_round(rounds, b, nodes)

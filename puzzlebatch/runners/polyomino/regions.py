@@ -29,7 +29,7 @@ import numpy as np
 
 from puzzlebatch.puzzles.polyomino import cutsearch_rules as R
 from puzzlebatch.puzzles.polyomino import shapes as S
-from puzzlebatch.puzzles.search import BUDGET, DONE, OUT_DEPTH, OUT_NODES, OUT_STATUS, OUT_WIDTH, STOPPED
+from puzzlebatch.puzzles.search import BUDGET, DONE, NO_MEMO, OUT_DEPTH, OUT_NODES, OUT_STATUS, OUT_WIDTH, STOPPED
 
 #: default side of a region in cells (measured: a 100x100 box of random-cut pieces is solved in about a second)
 REGION = 100
@@ -242,7 +242,8 @@ def search_items(tables: np.ndarray, roots: np.ndarray, bases: np.ndarray, goal:
         sst = stacks[active]
         sols = np.zeros((len(active), 1, width), np.int64)
         out = np.zeros((len(active), OUT_WIDTH), np.int64)
-        drivers.dfs_batch(sub, sst, root[active].copy(), los[active].copy(), goal, b, 1, 1, sols, out, t)
+        drivers.dfs_batch(sub, sst, root[active].copy(), los[active].copy(), goal, b, 1, 1, sols, out, t,
+                          NO_MEMO)
         nodes += int(out[:, OUT_NODES].sum())
         for j, i in enumerate(active):
             used[i] += int(out[j, OUT_NODES])

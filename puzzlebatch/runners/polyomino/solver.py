@@ -104,7 +104,7 @@ def choose_branch(ec: C.ExactCover, prune: bool = DEFAULT_PRUNE, probes: int = 4
     and the predictions (nodes, seconds) of each.
     """
     from puzzlebatch.cpu_fallback.search import drivers
-    from puzzlebatch.puzzles.search import OUT_NODES, OUT_WIDTH
+    from puzzlebatch.puzzles.search import NO_MEMO, OUT_NODES, OUT_WIDTH
 
     modes = ["bitboard"] * bitboard.supports(ec) + ["first", "mrv"] + ["enclosed"] * (ec.geometry is not None)
     report: dict = {}
@@ -121,7 +121,7 @@ def choose_branch(ec: C.ExactCover, prune: bool = DEFAULT_PRUNE, probes: int = 4
         t0 = work_clock()
         d.dfs_item(root.copy(), np.zeros(eng.enc.goal + 1, np.int32), np.int32(0), np.int32(0),
                    np.int64(eng.enc.goal), np.int64(sample), np.int64(0), np.int64(0),
-                   np.zeros((1, len(root)), np.int64), out, t)
+                   np.zeros((1, len(root)), np.int64), out, t, NO_MEMO[0])
         per_node = (work_clock() - t0) / max(1, int(out[OUT_NODES]))
         report[mode] = {"estimated_nodes": est, "predicted_seconds": est * per_node}
     best = min(report, key=lambda m: report[m]["predicted_seconds"])
@@ -432,7 +432,7 @@ def enumerate_solutions(eng: Engine, fixed: Sequence[int] = (), limit: int = 0,
     """Every solution below the options ``fixed`` (rows of option ids in search order, -1 padded), and the nodes
     searched; ``limit`` > 0 stops after that many.  Runs the batch DFS's per-item search on this thread."""
     from puzzlebatch.cpu_fallback.search import drivers
-    from puzzlebatch.puzzles.search import BUDGET, OUT_COUNT, OUT_NODES, OUT_STATUS, OUT_WIDTH
+    from puzzlebatch.puzzles.search import BUDGET, NO_MEMO, OUT_COUNT, OUT_NODES, OUT_STATUS, OUT_WIDTH
 
     state = eng.state_with(list(fixed))
     goal = eng.enc.goal
@@ -446,7 +446,7 @@ def enumerate_solutions(eng: Engine, fixed: Sequence[int] = (), limit: int = 0,
         out = np.zeros(OUT_WIDTH, np.int64)
         stack = np.zeros(goal + 1, np.int32)
         dfs_item(state.copy(), stack, np.int32(len(fixed)), np.int32(0), np.int64(goal), np.int64(1 << 62),
-                 np.int64(size), np.int64(limit), sols, out, t)
+                 np.int64(size), np.int64(limit), sols, out, t, NO_MEMO[0])
         found = int(out[OUT_COUNT])
         # Enumerating, a full buffer stops the item like a budget does (status BUDGET); with a limit, the count
         # goes on past the buffer.  Either way the solutions copied are not all of them: search again with a

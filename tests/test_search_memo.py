@@ -1,0 +1,113 @@
+"""The count's memo of searched subtrees (``puzzlebatch.puzzles.search``): the same counts and the same node counts
+with it as without it, whatever the table's size (collisions replace entries), the budget (items stopped and split
+in the middle of a subtree), the batch and the threads; published counts and the plain-Python Algorithm X oracle
+as the outside truth; and a search that needs fewer moves with it."""
+
+import random
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from puzzlebatch.cpu_fallback.search import drivers
+from puzzlebatch.puzzles import search as T
+from puzzlebatch.puzzles.polyomino import bitboard_rules as BR
+from puzzlebatch.puzzles.polyomino import packing as P
+from puzzlebatch.puzzles.polyomino import shapes as S
+from puzzlebatch.runners.engine.search import BatchDFS, SearchSettings, default_settings, memo_rows, memo_width
+from puzzlebatch.runners.polyomino import solver as RP
+from tests.test_polyomino_mrv import oracle_count, random_packing
+
+SPLITTY = SearchSettings(budget=5, batch_size=16, frontier_target=6, first_batch_size=4)
+
+
+def _pack(board, pieces="pentominoes"):
+    return P.build(P.parse_board(board), S.load_pieces(pieces))
+
+
+def _counts(pk, backend, settings, distinct=True):
+    got = RP.count_packing(pk, backend, mode="bitboard", settings=settings, distinct=distinct)
+    assert got.branch == "bitboard" and got.complete
+    return got.solutions, got.distinct, got.nodes
+
+
+@pytest.mark.parametrize("board, solutions, distinct", [("12x5", 4040, 1010), ("15x4", 1472, 368)])
+def test_published_counts_and_the_same_nodes_whatever_the_memo(cpu, board, solutions, distinct):
+    # 2^17 entries (the default), 16 entries (a collision at nearly every store), none; and a budget of 5 moves,
+    # so that items stop inside subtrees the memo is filling, and are split and searched again from the middle.
+    pk = _pack(board)
+    base = default_settings(cpu)
+    runs = {label: _counts(pk, cpu, s) for label, s in {
+        "default": base, "tiny": replace(base, memo_entries=16), "none": replace(base, memo_entries=0),
+        "splitty": replace(SPLITTY, memo_entries=64)}.items()}
+    assert runs["none"][:2] == (solutions, distinct)
+    assert len(set(runs.values())) == 1, runs
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_random_packings_match_the_oracle_with_a_small_memo(cpu, seed):
+    rng = random.Random(900 + seed)
+    pk = random_packing(rng)
+    if RP.engine(pk.cover, "bitboard").rules is not BR:
+        pytest.skip("not a one-word bitboard packing")
+    expected = oracle_count(pk.cover)
+    for s in (replace(SPLITTY, memo_entries=4), replace(default_settings(cpu), memo_entries=8)):
+        assert _counts(pk, cpu, s, distinct=False)[0] == expected
+
+
+def _whole_tree(eng, memo, budget):
+    d = drivers(eng.rules)
+    p = eng.problem
+    out = np.zeros(T.OUT_WIDTH, np.int64)
+    d.dfs_item(p.root.copy(), np.zeros(p.goal + 1, np.int32), np.int32(0), np.int32(0), np.int64(p.goal),
+               np.int64(budget), np.int64(0), np.int64(0), np.zeros((1, len(p.root)), np.int64), out, p.tables,
+               memo)
+    return out
+
+
+def test_the_memo_saves_moves_and_reports_the_whole_tree(cpu):
+    # One item, the whole 12x5 tree (no symmetry breaking).  Without a memo it needs as many moves as it has
+    # nodes; with one, far fewer: a budget of half the tree stops the plain search and not the one with a memo,
+    # which still reports every node and every solution.
+    eng = RP.engine(_pack("12x5").cover, "bitboard")
+    assert eng.rules is BR
+    plain = _whole_tree(eng, T.NO_MEMO[0], 1 << 62)
+    memo = memo_rows(1, eng.problem.goal, 1 << 16, eng.problem.merge_key)
+    remembered = _whole_tree(eng, memo[0], 1 << 62)
+    assert plain[T.OUT_COUNT] == 4040 and plain[T.OUT_STATUS] == T.DONE
+    assert (remembered[T.OUT_COUNT], remembered[T.OUT_NODES]) == (plain[T.OUT_COUNT], plain[T.OUT_NODES])
+    head = T.MEMO_HEAD + 2 * (eng.problem.goal + 1)
+    assert np.count_nonzero(memo[0, head + 2::T.MEMO_ENTRY]) > 1000  # entries were written
+    half = int(plain[T.OUT_NODES]) // 2
+    fresh = memo_rows(1, eng.problem.goal, 1 << 16, eng.problem.merge_key)
+    assert _whole_tree(eng, T.NO_MEMO[0], half)[T.OUT_STATUS] == T.BUDGET
+    assert _whole_tree(eng, fresh[0], half)[T.OUT_STATUS] == T.DONE
+
+
+def test_memo_rows_are_checked():
+    assert memo_rows(4, 10, 0, (0, 1)) is T.NO_MEMO and memo_rows(4, 10, 1 << 4, ()) is T.NO_MEMO
+    m = memo_rows(3, 10, 1 << 4, (0, 1))
+    assert m.shape == (3, memo_width(10, 16)) and (m[:, T.MEMO_KA] == 0).all() and (m[:, T.MEMO_KB] == 1).all()
+    with pytest.raises(ValueError, match="power of two"):
+        memo_rows(1, 10, 12, (0, 1))
+    with pytest.raises(ValueError, match="at most two"):
+        memo_rows(1, 10, 16, (0, 1, 2))
+
+
+def test_no_memo_for_a_family_without_a_key(cpu):
+    eng = RP.engine(_pack("12x5").cover, "first")
+    assert not eng.problem.merge_key
+    assert BatchDFS(eng.problem, cpu).memo is T.NO_MEMO
+    bit = RP.engine(_pack("12x5").cover, "bitboard").problem
+    assert BatchDFS(bit, cpu).memo.shape[1] > T.MEMO_HEAD
+
+
+@pytest.mark.gpu
+def test_the_kernel_counts_without_a_memo_and_agrees(cpu, gpu):
+    # The CUDA kernel searches without a memo (one row too short for a table); its counts and nodes are the CPU's,
+    # whose memo is on.
+    pk = _pack("15x4")
+    bit = RP.engine(pk.cover, "bitboard").problem
+    assert BatchDFS(bit, gpu).memo is T.NO_MEMO
+    small = SearchSettings(budget=1 << 12, batch_size=256, frontier_target=64, first_batch_size=64, merge="no")
+    assert _counts(pk, gpu, small) == _counts(pk, cpu, default_settings(cpu)) == (1472, 368, _counts(pk, cpu, small)[2])
