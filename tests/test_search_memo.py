@@ -14,7 +14,8 @@ from puzzlebatch.puzzles import search as T
 from puzzlebatch.puzzles.polyomino import bitboard_rules as BR
 from puzzlebatch.puzzles.polyomino import packing as P
 from puzzlebatch.puzzles.polyomino import shapes as S
-from puzzlebatch.runners.engine.search import BatchDFS, SearchSettings, default_settings, memo_rows, memo_width
+from puzzlebatch.runners.engine.memo import memo_rows, memo_width
+from puzzlebatch.runners.engine.search import BatchDFS, SearchSettings, default_settings
 from puzzlebatch.runners.polyomino import solver as RP
 from tests.test_polyomino_mrv import oracle_count, random_packing
 
@@ -76,6 +77,7 @@ def test_the_memo_saves_moves_and_reports_the_whole_tree(cpu):
     remembered = _whole_tree(eng, memo[0], 1 << 62)
     assert plain[T.OUT_COUNT] == 4040 and plain[T.OUT_STATUS] == T.DONE
     assert (remembered[T.OUT_COUNT], remembered[T.OUT_NODES]) == (plain[T.OUT_COUNT], plain[T.OUT_NODES])
+    assert plain[T.OUT_MOVES] == plain[T.OUT_NODES] and 0 < remembered[T.OUT_MOVES] < plain[T.OUT_NODES] // 2
     head = T.MEMO_HEAD + 2 * (eng.problem.goal + 1)
     assert np.count_nonzero(memo[0, head + 2::T.MEMO_ENTRY]) > 1000  # entries were written
     half = int(plain[T.OUT_NODES]) // 2

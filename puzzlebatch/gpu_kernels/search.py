@@ -22,18 +22,20 @@ from puzzlebatch.cpu_fallback.search import family_label
 from puzzlebatch.gpu_kernels.device import DeviceSession
 from puzzlebatch.transfers import Transfers
 from puzzlebatch.puzzles import search
-from puzzlebatch.puzzles.search import NO_MEMO, OUT_WIDTH
+from puzzlebatch.puzzles.search import OUT_WIDTH
 from puzzlebatch.xp import cupy_module
 
 
 @jit.kernel
-def dfs_kernel(states, stacks, roots, los, goal, budget, max_solutions, stop_after, solutions, out, tables, memo):
-    """``memo``: one empty row (a thread's own table would cost device memory a thread; not measured)."""
+def dfs_kernel(states, stacks, roots, los, goal, budget, max_solutions, stop_after, solutions, out, tables):
+    """Each thread searches without a memo (a one-word row, too short for a table: a table a thread would cost
+    device memory a thread, and has not been measured on a GPU)."""
     start = cuda.grid(1)
     stride = cuda.gridsize(1)
+    memo = cuda.local.array(1, np.int64)
     for i in range(start, states.shape[0], stride):
         dfs_item(states[i], stacks[i], roots[i], los[i], goal, budget, max_solutions, stop_after,
-                 solutions[i], out[i], tables, memo[0])
+                 solutions[i], out[i], tables, memo)
 
 
 class SearchKernels:
@@ -66,7 +68,7 @@ class SearchKernels:
         s = self.session
         s.launch("dfs_kernel", self.kernel, d_states.shape[0], d_states, d_stacks, d_roots, d_los, np.int64(goal),
                  np.int64(budget), np.int64(max_solutions), np.int64(stop_after), d_solutions, d_out,
-                 s.resident("tables", tables), s.resident("memo", NO_MEMO))
+                 s.resident("tables", tables))
 
     def dfs_batch(self, states, stacks, roots, los, goal, budget, max_solutions, stop_after, solutions, out,
                   tables, memo=None):

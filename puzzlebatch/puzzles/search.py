@@ -54,7 +54,8 @@ BUDGET = 1  # the node budget ran out: (state, stack, depth) hold the continuati
 STOPPED = 2  # enough solutions were found (first-solution search)
 
 OUT_STATUS, OUT_DEPTH, OUT_COUNT, OUT_NODES, OUT_NSOL = 0, 1, 2, 3, 4
-OUT_WIDTH = 5
+OUT_MOVES = 5  # moves applied (OUT_NODES less the nodes of the subtrees taken from the memo): what the budget counts
+OUT_WIDTH = 6
 
 # A memo row (int64): the two key words' indices into the state, then per depth the solutions and the nodes counted
 # when the node at that depth was entered, then the table: MEMO_ENTRY words an entry (key words, depth + 1 (0: an
@@ -185,6 +186,7 @@ def dfs_item(state, stack, root, lo, goal, budget, max_solutions, stop_after, so
     out[OUT_COUNT] = count
     out[OUT_NODES] = nodes
     out[OUT_NSOL] = nsol
+    out[OUT_MOVES] = moves
 
 
 def split_item(state, stack, root, depth, out_states, out_depths, out_los, tables):

@@ -17,9 +17,10 @@ import numpy as np
 
 from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.limits import check_memory
-from puzzlebatch.puzzles.search import BUDGET, DONE, MEMO_ENTRY, MEMO_HEAD, MEMO_KA, MEMO_KB, NO_MEMO, OUT_COUNT, \
-    OUT_DEPTH, OUT_NODES, OUT_NSOL, OUT_STATUS, OUT_WIDTH, STOPPED
+from puzzlebatch.puzzles.search import BUDGET, DONE, OUT_COUNT, OUT_DEPTH, OUT_MOVES, OUT_NODES, OUT_NSOL, \
+    OUT_STATUS, OUT_WIDTH, STOPPED
 from puzzlebatch.runners.engine.backend import Backend
+from puzzlebatch.runners.engine.memo import run_memo
 from puzzlebatch.runners.engine.twins import twin
 from puzzlebatch.xp import compact
 
@@ -92,27 +93,6 @@ class SearchTotals:
                 "done": self.done}
 
 
-def memo_width(goal: int, entries: int) -> int:
-    """Words of a memo row of ``entries`` entries (a power of two) for searches down to depth ``goal``."""
-    if entries <= 0 or entries & (entries - 1):
-        raise ValueError(f"memo entries must be a power of two, got {entries}")
-    return MEMO_HEAD + 2 * (goal + 1) + MEMO_ENTRY * entries
-
-
-def memo_rows(rows: int, goal: int, entries: int, key) -> np.ndarray:
-    """A memo of ``rows`` rows (one a thread) for a family whose ``MERGE_KEY`` is ``key`` (one or two state
-    words); ``entries`` 0 (or no key): no memo (one row too short to hold a table)."""
-    if entries <= 0 or not key:
-        return NO_MEMO
-    if len(key) > 2:
-        raise ValueError(f"a memo keys on at most two state words, got {len(key)}")
-    memo = np.zeros((rows, memo_width(goal, entries)), np.int64)  # zero pages: only the rows used are touched
-    memo[:, MEMO_KA] = key[0]
-    memo[:, MEMO_KB] = key[-1]
-    return memo
-
-
-
 def spread(total: float, depths: np.ndarray) -> np.ndarray:
     """``total`` (a share of the whole tree) divided among work items, halving with each level an item lies
     deeper than the shallowest: a deeper item is a smaller subtree.
@@ -159,10 +139,7 @@ class SearchSettings:
     # rectangles, 2x fewer); "yes"; "no": a plain tree search.
     merge: str = "auto"
     merge_states: int = 1 << 21
-    # Entries of a count's memo of searched subtrees, a CPU thread each (families that name a MERGE_KEY;
-    # puzzlebatch.puzzles.search): 40 bytes an entry; 0: none.  2^17 measured on the pentomino rectangles
-    # (bench/log/polyomino.md); the CUDA kernel searches without one.
-    memo_entries: int = 1 << 17
+    memo_entries: int = 1 << 17  # of a count's memo a CPU thread (puzzlebatch.runners.engine.memo); 0: none
 
 
 def default_settings(backend: Backend) -> SearchSettings:
@@ -181,8 +158,7 @@ def default_settings(backend: Backend) -> SearchSettings:
                               first_batch_size=1 << 14, merge_target=256)
     if backend.name == "cudasim":  # every simulated thread is a Python thread: keep it small
         # No merged states: a merged count can finish on the host, and the simulator is there to run the kernel.
-        return SearchSettings(budget=1 << 12, batch_size=256, frontier_target=64, first_batch_size=64,
-                              merge="no")
+        return SearchSettings(budget=1 << 12, batch_size=256, frontier_target=64, first_batch_size=64, merge="no")
     return SearchSettings()
 
 
@@ -195,8 +171,7 @@ def batch_summary(xp, out, weights, roots, states, stacks):
     Nothing in it waits for the device.
     """
     stopped = out[:, OUT_STATUS] == BUDGET
-    scalars = xp.stack([(out[:, OUT_COUNT] * weights).sum(), out[:, OUT_NODES].sum(),
-                        stopped.sum().astype(xp.int64)])
+    scalars = xp.stack([(out[:, OUT_COUNT] * weights).sum(), out[:, OUT_NODES].sum(), stopped.sum().astype(xp.int64)])
     _, *rows = compact(xp, stopped, states, stacks, roots, out[:, OUT_DEPTH], weights)
     return scalars, tuple(rows)
 
@@ -238,19 +213,7 @@ class BatchDFS:
         self.kernels = twin(backend, "search", problem.rules)
         self.overlapped = 0  # CUDA counts: batches queued while the one before was still running
         self._planners: dict[str, object] = {}
-        self._memo: np.ndarray | None = None
-
-    @property
-    def memo(self) -> np.ndarray:
-        """The count's memo of searched subtrees, a row a CPU thread, kept for the whole run (its entries hold
-        only this problem's subtrees); built on first use."""
-        if self._memo is None:
-            import numba
-
-            on = self.backend.kind == "cpu"
-            self._memo = memo_rows(numba.config.NUMBA_NUM_THREADS, self.problem.goal,
-                                   self.settings.memo_entries if on else 0, self.problem.merge_key)
-        return self._memo
+        self.memo = run_memo(problem.goal, problem.merge_key, self.settings.memo_entries, backend.kind == "cpu")
 
     def planner(self, kind: str, max_items: int):
         """The launch planner of ``count`` or ``first`` launches (kept across calls: the measured rate); at most
@@ -292,8 +255,7 @@ class BatchDFS:
             raise PuzzleInputError("the checkpoint's work items do not fit this problem (damaged, or another "
                                    "problem's)")
 
-    def initial_frontier(self, totals: SearchTotals, keep_solutions: int = 0,
-                         sink: Callable | None = None) -> Frontier:
+    def initial_frontier(self, totals: SearchTotals, keep_solutions: int = 0, sink: Callable | None = None) -> Frontier:
         """The root expanded into work items: symmetric items merged up to the settings' ``frontier_target`` (or
         ``merge_target`` when smaller), then expanded further without merging (to ``frontier_target``, or more for
         a cluster).
@@ -364,7 +326,7 @@ class BatchDFS:
                                self.settings.budget if budget is None else budget, max_solutions, stop_after,
                                solutions, out, p.tables, self.memo)
         if planner is not None:
-            planner.record(int(out[:, OUT_NODES].sum()), work_clock() - t0)
+            planner.record(int(out[:, OUT_MOVES].sum()), work_clock() - t0)  # its budgets are moves
         return out, states, stacks, solutions
 
     # -- whole searches -------------------------------------------------------------------------------------
