@@ -203,26 +203,20 @@ class CountResult:
 # launch mean many budget stops, and splitting and re-queuing them cost more than the search (Bedlam: 17 s with
 # the default batch, 10.5 s with 8 items a launch, 10.8 s with 32; bench/RESULTS.md).
 MRV_CPU_BATCH = 128
-# The bitboard engine's count remembers searched subtrees a thread (puzzlebatch.puzzles.search): a smaller frontier
-# leaves more of the tree below the items, where the memo works (pentominoes, one thread: 12x5 0.045 s at 64 items
-# against 0.066 s at 256; bench/log/polyomino.md).
-BITBOARD_CPU_FRONTIER = 64
 
 
 def engine_settings(eng: Engine, backend: Backend, settings: SearchSettings | None) -> SearchSettings | None:
-    """``settings`` for this engine: on the CPU the MRV engine's default batch is :data:`MRV_CPU_BATCH` items and
-    the bitboard engine's frontier :data:`BITBOARD_CPU_FRONTIER` items (a value set by hand is kept)."""
+    """``settings`` for this engine: on the CPU the MRV engine's default batch is :data:`MRV_CPU_BATCH` items (a
+    batch size set by hand is kept)."""
     from dataclasses import replace
 
     from puzzlebatch.runners.engine.search import default_settings
 
-    if backend.kind != "cpu" or eng.rules not in (mrv_rules, bitboard_rules):
+    if eng.rules is not mrv_rules or backend.kind != "cpu":
         return settings
     base = default_settings(backend)
     s = settings or base
-    if eng.rules is mrv_rules:
-        return replace(s, batch_size=MRV_CPU_BATCH) if s.batch_size == base.batch_size else s
-    return replace(s, frontier_target=BITBOARD_CPU_FRONTIER) if s.frontier_target == base.frontier_target else s
+    return replace(s, batch_size=MRV_CPU_BATCH) if s.batch_size == base.batch_size else s
 
 
 def count_engine(eng: Engine, backend: Backend, settings: SearchSettings | None = None,

@@ -1,0 +1,96 @@
+"""The count's memo of searched subtrees on the bitboard engine: what it saves, and what its size and the frontier do.
+
+    python bench/polyomino_memo.py                       # both sections on 6x10 and 5x12
+    python bench/polyomino_memo.py --section sizes --boards 6x10,5x12 --entries 0,14,17,20 --repeat 5
+    python bench/polyomino_memo.py --section moves --boards 10x6,12x5,iq
+    python bench/polyomino_memo.py --section sizes --boards iq --entries 0,17 --merge no --repeat 1
+
+``sizes``: a whole count (``count_packing``, symmetry breaking included) per table size (``--entries``: powers of
+two, 0 for no memo) and frontier (``--frontier``), the median of ``--repeat`` runs after a warm-up, on the threads
+numba is given (``NUMBA_NUM_THREADS``).  ``moves``: one work item, the whole tree without symmetry breaking, on the
+calling thread: the nodes the item reports and the moves it made with a table of 2^17 and 2^20 entries.
+Counts and node counts are printed beside each time: they must not change with the memo.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from dataclasses import replace
+
+import numpy as np
+
+from puzzlebatch.puzzles import search as T
+from puzzlebatch.puzzles.polyomino import packing as P
+from puzzlebatch.puzzles.polyomino import shapes as S
+from puzzlebatch.runners.engine.backend import select_backend
+from puzzlebatch.runners.engine.memo import memo_rows
+from puzzlebatch.runners.engine.search import default_settings
+from puzzlebatch.runners.polyomino import solver as RP
+
+PIECES = {"iq": ("11x5", "iq-puzzler-pro")}
+
+
+def packing(name: str) -> P.Packing:
+    board, pieces = PIECES.get(name, (name, "pentominoes"))
+    return P.build(P.parse_board(board), S.load_pieces(pieces))
+
+
+def sizes(boards, entries, frontiers, merge, repeat) -> None:
+    cpu = select_backend("cpu")
+    for name in boards:
+        pk = packing(name)
+        for f in frontiers:
+            for e in entries:
+                st = replace(default_settings(cpu), memo_entries=(1 << e) if e else 0, frontier_target=f, merge=merge)
+                RP.count_packing(pk, cpu, mode="bitboard", settings=st)
+                walls, cpus = [], []
+                for _ in range(repeat):
+                    t0, c0 = time.perf_counter(), time.process_time()
+                    r = RP.count_packing(pk, cpu, mode="bitboard", settings=st)
+                    walls.append(time.perf_counter() - t0)
+                    cpus.append(time.process_time() - c0)
+                print(f"{name} frontier {f} entries {'2^%d' % e if e else 0}: {r.solutions:,} solutions, "
+                      f"{r.distinct:,} distinct, {r.nodes:,} nodes; wall {statistics.median(walls):.4f} s, "
+                      f"CPU {statistics.median(cpus):.4f} s (median of {repeat})", flush=True)
+
+
+def moves(boards) -> None:
+    from puzzlebatch.cpu_fallback.search import drivers
+
+    for name in boards:
+        eng = RP.engine(packing(name).cover, "bitboard")
+        p = eng.problem
+        d = drivers(eng.rules)
+        for e in (17, 20):
+            memo = memo_rows(1, p.goal, 1 << e, p.merge_key)
+            out = np.zeros(T.OUT_WIDTH, np.int64)
+            t0 = time.perf_counter()
+            d.dfs_item(p.root.copy(), np.zeros(p.goal + 1, np.int32), np.int32(0), np.int32(0), np.int64(p.goal),
+                       np.int64(1 << 62), np.int64(0), np.int64(0), np.zeros((1, len(p.root)), np.int64), out,
+                       p.tables, memo[0])
+            print(f"{name} whole tree, 2^{e} entries: {out[T.OUT_COUNT]:,} solutions, {out[T.OUT_NODES]:,} nodes, "
+                  f"{out[T.OUT_MOVES]:,} moves ({out[T.OUT_MOVES] / out[T.OUT_NODES]:.1%}), "
+                  f"{time.perf_counter() - t0:.2f} s", flush=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--section", choices=["sizes", "moves", "all"], default="all")
+    ap.add_argument("--boards", default="6x10,5x12", help="comma-separated: pentomino rectangles, or iq")
+    ap.add_argument("--entries", default="0,14,17,20", help="log2 of the table's entries, 0 for none")
+    ap.add_argument("--frontier", default="64", help="comma-separated frontier targets")
+    ap.add_argument("--merge", default="auto", choices=["auto", "yes", "no"])
+    ap.add_argument("--repeat", type=int, default=5)
+    a = ap.parse_args()
+    boards = a.boards.split(",")
+    if a.section in ("sizes", "all"):
+        sizes(boards, [int(x) for x in a.entries.split(",")], [int(x) for x in a.frontier.split(",")], a.merge,
+              a.repeat)
+    if a.section in ("moves", "all"):
+        moves(boards)
+
+
+if __name__ == "__main__":
+    main()
