@@ -113,3 +113,26 @@ def test_the_kernel_counts_without_a_memo_and_agrees(cpu, gpu):
     assert BatchDFS(bit, gpu).memo is T.NO_MEMO
     small = SearchSettings(budget=1 << 12, batch_size=256, frontier_target=64, first_batch_size=64, merge="no")
     assert _counts(pk, gpu, small) == _counts(pk, cpu, default_settings(cpu)) == (1472, 368, _counts(pk, cpu, small)[2])
+
+
+def test_the_command_line_and_the_api_take_a_memo_size(capsys):
+    import json
+
+    from puzzlebatch.api import polyomino as api
+    from puzzlebatch.cli import main
+    from puzzlebatch.errors import PuzzleInputError
+
+    docs = []
+    for memo in ("0", "1024"):
+        assert main(["polyomino", "count", "--board", "15x4", "--pieces", "pentominoes", "--memo", memo,
+                     "--json"]) == 0
+        docs.append(json.loads(capsys.readouterr().out))
+    assert [(d["solutions"], d["distinct"]) for d in docs] == [(1472, 368)] * 2
+    assert docs[0]["nodes"] == docs[1]["nodes"]
+    for bad, why in (("1000", "power of two"), ("-4", "between 0 and"), ("many", "whole number")):
+        assert main(["polyomino", "count", "--board", "15x4", "--pieces", "pentominoes", "--memo", bad]) == 2
+        err = capsys.readouterr().err
+        assert "--memo" in err and why in err and len(err.strip().splitlines()) == 1
+    assert api.count("15x4", "pentominoes", memo=0).solutions == 1472
+    with pytest.raises(PuzzleInputError, match="power of two"):
+        api.count("15x4", "pentominoes", memo=3)

@@ -39,9 +39,17 @@ def backend_of(backend: str | Backend) -> Backend:
 
 def settings_of(backend: Backend, base: SearchSettings | None = None, *, budget: int | None = None,
                 batch_size: int | None = None, frontier: int | None = None,
-                merge: str | None = None) -> SearchSettings:
-    """The batch DFS's knobs: ``base`` (or the backend's defaults) with those given replaced."""
+                merge: str | None = None, memo: int | None = None) -> SearchSettings:
+    """The batch DFS's knobs: ``base`` (or the backend's defaults) with those given replaced (``memo``: entries of
+    a count's memo of searched subtrees a CPU thread, a power of two, 0 for none)."""
     s = dataclasses.replace(base) if base is not None else default_settings(backend)
+    if memo is not None:
+        from puzzlebatch.limits import MEMO_ENTRIES, check_value
+
+        memo = check_value("memo", memo, MEMO_ENTRIES)
+        if memo & (memo - 1):
+            raise PuzzleInputError(f"memo {memo}: must be 0 or a power of two (e.g. 131072)")
+        s.memo_entries = memo
     if merge is not None:
         if merge not in ("auto", "yes", "no"):
             raise PuzzleInputError(f"merge: {merge!r} is not one of auto, yes, no")

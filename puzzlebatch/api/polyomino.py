@@ -504,7 +504,7 @@ def count(board: str | Path | P.Board | None, pieces: str | Path | Sequence[S.Pi
           exact: str = "auto", branch: str | None = None, prune: bool = True, verify: bool = False,
           backend: str | Backend = "auto", out: str | Path | None = None, resume: bool | None = None,
           scheduler: str | None = None, max_batches: int | None = None, merge: str | None = None,
-          settings: SearchSettings | None = None,
+          memo: int | None = None, settings: SearchSettings | None = None,
           options: RunOptions | None = None) -> PolyominoCount | PolyominoStripCount:
     """Count every packing of ``pieces`` on ``board``, and the distinct ones up to the board's symmetries.
 
@@ -551,6 +551,10 @@ def count(board: str | Path | P.Board | None, pieces: str | Path | Sequence[S.Pi
         CPU, whatever the backend), then search what is left as a tree.  ``"auto"`` merges where Knuth's estimate
         of the tree is over 20 million nodes; ``merged_layers`` in the result says how many layers were merged.
         Never with ``all`` (every solution's moves are needed).
+    memo
+        Entries of the count's memo of searched subtrees, a table a CPU thread (a power of two, 40 bytes an entry;
+        0: none; default 131,072): a node of the bitboard engine met again, by another order of the same pieces,
+        adds the solutions and nodes it had without a search.  Counts and node counts do not depend on it.
     settings, options
         The batch DFS's knobs and the run's options, for full control (keyword arguments above override them).
 
@@ -581,7 +585,7 @@ def count(board: str | Path | P.Board | None, pieces: str | Path | Sequence[S.Pi
     pk = packing_of(board, pieces, level=level, unlimited=unlimited, copies=copies, mirror=mirror)
     branch = branch or RP.default_branch(pk)
     be, backend_note = _auto_backend(backend, branch)
-    settings = settings_of(be, settings, merge=merge)
+    settings = settings_of(be, settings, merge=merge, memo=memo)
     params = _params(pk, pieces, unlimited, copies, mirror, branch, prune, level)
     if not distinct:
         params["distinct"] = False
