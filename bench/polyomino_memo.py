@@ -7,8 +7,9 @@
 
 ``sizes``: a whole count (``count_packing``, symmetry breaking included) per table size (``--entries``: powers of
 two, 0 for no memo) and frontier (``--frontier``), the median of ``--repeat`` runs after a warm-up, on the threads
-numba is given (``NUMBA_NUM_THREADS``).  ``moves``: one work item, the whole tree without symmetry breaking, on the
-calling thread: the nodes the item reports and the moves it made with a table of 2^17 and 2^20 entries.
+numba is given (``NUMBA_NUM_THREADS``).  ``moves``: the moves of whole counts (every launch's added up), then
+one work item, the whole tree without symmetry breaking, on the calling thread: the nodes the item reports and the
+moves it made with a table of 2^17 and 2^20 entries.
 Counts and node counts are printed beside each time: they must not change with the memo.
 """
 
@@ -56,9 +57,36 @@ def sizes(boards, entries, frontiers, merge, repeat) -> None:
                       f"CPU {statistics.median(cpus):.4f} s (median of {repeat})", flush=True)
 
 
+def count_moves(boards) -> None:
+    """The moves of whole counts (symmetry breaking included): every launch's ``OUT_MOVES`` added up, by wrapping
+    ``BatchDFS.run_batch`` for the measurement (the totals keep the nodes only)."""
+    from puzzlebatch.runners.engine import search as ES
+
+    seen = {"moves": 0, "nodes": 0}
+    plain = ES.BatchDFS.run_batch
+
+    def run_batch(self, batch, *args, **kw):
+        got = plain(self, batch, *args, **kw)
+        seen["moves"] += int(got[0][:, T.OUT_MOVES].sum())
+        seen["nodes"] += int(got[0][:, T.OUT_NODES].sum())
+        return got
+
+    cpu = select_backend("cpu")
+    ES.BatchDFS.run_batch = run_batch
+    try:
+        for name in boards:
+            seen.update(moves=0, nodes=0)
+            r = RP.count_packing(packing(name), cpu, mode="bitboard")
+            print(f"{name} count: {r.nodes:,} nodes ({seen['nodes']:,} in the launches), {seen['moves']:,} moves "
+                  f"({seen['moves'] / max(1, seen['nodes']):.1%} of the launches' nodes)", flush=True)
+    finally:
+        ES.BatchDFS.run_batch = plain
+
+
 def moves(boards) -> None:
     from puzzlebatch.cpu_fallback.search import drivers
 
+    count_moves(boards)
     for name in boards:
         eng = RP.engine(packing(name).cover, "bitboard")
         p = eng.problem
