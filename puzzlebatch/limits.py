@@ -203,12 +203,17 @@ budget = arg(BUDGET)
 work_items = arg(WORK_ITEMS)
 
 
-def memo_entries(text: str) -> int:
-    """``--memo``: 0, or a power of two within :data:`MEMO_ENTRIES`."""
-    n = check_value("", text, MEMO_ENTRIES)
+def check_memo(name: str, value) -> int:
+    """A count's memo size (``--memo``, the API's ``memo=``): 0, or a power of two within :data:`MEMO_ENTRIES`."""
+    n = check_value(name, value, MEMO_ENTRIES)
     if n & (n - 1):
-        raise LimitError(f"{text}: must be 0 or a power of two (e.g. 131072)")
+        raise LimitError(f"{name} {value}: must be 0 or a power of two (e.g. 131072)".lstrip())
     return n
+
+
+def memo_entries(text: str) -> int:
+    """``--memo`` for argparse (the parser names the option)."""
+    return check_memo("", text)
 
 
 memo_entries.__name__ = "whole number"

@@ -44,12 +44,9 @@ def settings_of(backend: Backend, base: SearchSettings | None = None, *, budget:
     a count's memo of searched subtrees a CPU thread, a power of two, 0 for none)."""
     s = dataclasses.replace(base) if base is not None else default_settings(backend)
     if memo is not None:
-        from puzzlebatch.limits import MEMO_ENTRIES, check_value
+        from puzzlebatch.limits import check_memo
 
-        memo = check_value("memo", memo, MEMO_ENTRIES)
-        if memo & (memo - 1):
-            raise PuzzleInputError(f"memo {memo}: must be 0 or a power of two (e.g. 131072)")
-        s.memo_entries = memo
+        s.memo_entries = check_memo("memo", memo)
     if merge is not None:
         if merge not in ("auto", "yes", "no"):
             raise PuzzleInputError(f"merge: {merge!r} is not one of auto, yes, no")

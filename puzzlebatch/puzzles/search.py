@@ -23,7 +23,7 @@ can count without applying its moves (exact cover: the chosen item's live option
 the cover), or -1 to search on.  A count (no solutions to copy, none to stop at) asks it once at each node it
 enters; without it nothing is counted early (:func:`no_leaf_count`).
 
-A count may also remember subtrees (a *memo*, ``memo_rows`` in :mod:`puzzlebatch.runners.engine.search`): a
+A count may also remember subtrees (a *memo*, ``memo_rows`` in :mod:`puzzlebatch.runners.engine.memo`): a
 family whose rules module names ``MERGE_KEY`` (the state words that, with the depth, decide everything below a
 node) gets a table a thread, keyed on those words and the depth, holding each searched subtree's solutions and
 nodes.  A node found there is not searched again: its solutions and nodes are added as if it were, so counts and
@@ -97,7 +97,7 @@ def dfs_item(state, stack, root, lo, goal, budget, max_solutions, stop_after, so
     solution, so its continuation holds exactly the solutions not copied yet.  ``stack[d]`` is the next choice to
     try at depth ``d``.  Results go to ``out`` (see ``OUT_*``).
 
-    ``memo`` is this thread's memo row (``runners.engine.search.memo_rows``; too short for a table: none).
+    ``memo`` is this thread's memo row (``runners.engine.memo.memo_rows``; too short for a table: none).
     ``budget`` counts the moves applied here; the nodes reported also count those of the subtrees taken from it.
     """
     count = 0
