@@ -1,6 +1,6 @@
 """A count's symmetry breaking stopped after a piece or two, with Burnside's lemma for the classes.
 
-Counting every solution and the distinct ones, the symmetry breaking fixes at most ``BURNSIDE_LEVELS`` pieces; a
+Counting every solution and the distinct ones, the symmetry breaking fixes at most ``burnside_levels`` pieces; a
 leaf that keeps symmetries is weighted by its orbit's size, and the classes are (solutions + the solutions each
 symmetry maps onto themselves) / |G|, the latter counted as smaller exact covers (``invariant_cover``, pieces used
 once included).  Checked against a plain-Python oracle that lists every labelled tiling and its classes (with
@@ -54,6 +54,7 @@ def _oracle(w, h, names):
 @pytest.mark.parametrize("w,h,names", CASES)
 def test_counts_and_classes_equal_the_oracle_at_every_level(monkeypatch, w, h, names, levels):
     monkeypatch.setattr(RP, "BURNSIDE_LEVELS", levels)
+    monkeypatch.setattr(RP, "BURNSIDE_SMALL_GROUP", 0)  # every group fixes ``levels`` pieces
     pk = _packing(w, h, names)
     tiny = SearchSettings(budget=5, batch_size=3, frontier_target=2, first_batch_size=2)  # many splits
     r = RP.count_packing(pk, select_backend("cpu"), mode="bitboard", settings=tiny)
@@ -118,12 +119,14 @@ def test_conjugacy_classes_of_the_square():
         assert {det[k] for k in P.conjugates(syms, [h])} == {det[h]}
 
 
-def test_five_by_twelve_fixes_two_pieces_and_counts_the_published_classes():
-    """Haselgrove's 1,010 classes of 5x12, with the breaking stopped at two pieces (126 leaves, not thousands)."""
+def test_five_by_twelve_fixes_one_piece_and_counts_the_published_classes():
+    """Haselgrove's 1,010 classes of 5x12, with the breaking stopped at one piece on a rectangle's group of four
+    (10 leaves, not thousands), and at two on the square's group of eight."""
     pk = P.build(P.parse_board("12x5"), S.load_pieces("pentominoes"))
     r = RP.count_packing(pk, select_backend("cpu"), mode="bitboard")
     assert (r.solutions, r.distinct) == (4040, 1010)
-    assert r.leaves < 200
+    assert r.leaves < 20
+    assert (RP.burnside_levels(4), RP.burnside_levels(8), RP.burnside_levels(24)) == (1, 2, 2)
 
 
 @pytest.mark.parametrize("merge", ["no", "yes"])

@@ -30,7 +30,7 @@ def supports(ec: ExactCover) -> bool:
     none left), and there are no colours or secondary items."""
     if ec.geometry is None or ec.n_items != ec.n_primary or ec.n_primary > R.MAX_CELLS or ec.colored:
         return False
-    if not ec.options or len(ec.groups) > R.WORD_BITS or any(g < 0 for g in ec.option_group):
+    if not ec.options or len(ec.groups) > R.WORD_BITS or min(ec.option_group) < 0:
         return False
     return all(c != UNLIMITED and c - ec.group_used.get(g, 0) <= 1 for g, c in enumerate(ec.group_copies))
 
@@ -57,11 +57,13 @@ def keyed_lists(masks: np.ndarray, first: np.ndarray, groups: np.ndarray, pbit: 
     its key marks covered, in the order of the cell's whole list (measured on 6x10: 16 candidates looked at a node
     with one list a cell, 9.5 with four key cells; bench/log/polyomino.md)."""
     n_opt = len(masks)
-    cells = np.arange(64, dtype=np.uint64)
-    covers = ((masks[:, None] >> cells[None, :]) & np.uint64(1)).astype(np.int64) if n_opt else \
-        np.zeros((0, 64), np.int64)
-    o, c = np.nonzero(covers)  # per_cell[a, b]: the candidates of cell a that cover cell b
-    per_cell = np.bincount(first[o] * 64 + c, minlength=ncell * 64).reshape(ncell, 64).astype(np.int64)
+    # per_cell[a, b]: the candidates of cell a that cover cell b (each mask's 64 bits as bytes, summed by first cell)
+    bits = np.unpackbits(masks.astype("<u8").view(np.uint8).reshape(n_opt, 8), axis=1, bitorder="little")
+    by_first = np.argsort(first, kind="stable")
+    firsts, starts_of = np.unique(first[by_first], return_index=True)
+    per_cell = np.zeros((ncell, 64), np.int64)
+    if n_opt:
+        per_cell[firsts] = np.add.reduceat(bits[by_first].astype(np.int64), starts_of, axis=0)
     per_cell[np.arange(ncell), np.arange(ncell)] = -1  # never a cell's own key
     k = max(0, min(int(key_bits), 6))
     keys = np.argsort(-per_cell, axis=1, kind="stable")[:, :k].astype(np.int64)

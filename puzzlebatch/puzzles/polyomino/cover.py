@@ -118,8 +118,13 @@ class ExactCover:
         return arr
 
     def primary_counts(self) -> np.ndarray:
-        a = self.option_array()
-        return ((a >= 0) & (a < self.n_primary)).sum(axis=1)
+        """Each option's primary items (cached with the option array)."""
+        cached = getattr(self, "_primary_counts", None)
+        if cached is None or cached.shape[0] != len(self.options):
+            a = self.option_array()
+            cached = ((a >= 0) & (a < self.n_primary)).sum(axis=1)
+            self._primary_counts = cached
+        return cached
 
     def group_size(self, g: int) -> int:
         """The primary items of group ``g``'s first option (0 for a group without options); cached with the

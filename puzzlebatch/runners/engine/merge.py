@@ -23,16 +23,24 @@ if TYPE_CHECKING:
     from puzzlebatch.runners.engine.search import BatchDFS
 
 AUTO_NODES = 2e7  # merge="auto": merge where Knuth's estimate of the trees below the work items is larger
-# Work items the estimate probes (16 probes each), spread evenly over the frontier.  The shipped boards sit far from
-# AUTO_NODES (the pentomino rectangles 10^4-10^6, IQ Puzzler Pro 10^8), where 32 items estimate within a factor of
-# 2-5 of 256 items' estimate; 256 items made the estimate a tenth of a 5x12 count (8 ms of 80).
+# Work items the estimate probes (AUTO_PROBES probes each), spread evenly over the frontier.  The shipped boards sit
+# far from AUTO_NODES (the pentomino rectangles 10^4-10^6, IQ Puzzler Pro 10^8), where 32 items estimate within a
+# factor of 2-5 of 256 items' estimate; 256 items made the estimate a tenth of a 5x12 count (8 ms of 80).
 AUTO_SAMPLE = 32
+# A first pass of AUTO_QUICK probes an item decides alone when its estimate is under AUTO_NODES / AUTO_MARGIN: over
+# 20 seeds, 4 probes put the pentomino rectangles at 1.1-3.6 x 10^6 at most and IQ Puzzler Pro at 2.0 x 10^7 at
+# least, 16 probes at 1.5 x 10^6 and 4.0 x 10^7 (bench/log/polyomino.md).  A small tree is then decided in a
+# quarter of the time (0.6 ms instead of 2.1 on 5x12); a large one is estimated again, as before.
+AUTO_QUICK = 4
+AUTO_PROBES = 16
+AUTO_MARGIN = 8.0
 CHUNK = 1 << 20  # child slots filled per step of a merged layer (memory: about 40 bytes a slot)
 
 
 def wants_merge(dfs: BatchDFS, frontier: Frontier) -> bool:
     """Whether a count below ``frontier`` goes by merged states (the settings' ``merge``; "auto": Knuth's
-    estimate of the items' trees, from :data:`AUTO_SAMPLE` items of 16 probes each, over :data:`AUTO_NODES`)."""
+    estimate of the items' trees, from :data:`AUTO_SAMPLE` items of :data:`AUTO_PROBES` probes each, over
+    :data:`AUTO_NODES`; a quick estimate far below it decides alone)."""
     mode = dfs.settings.merge
     if mode not in ("auto", "yes", "no"):
         from puzzlebatch.errors import PuzzleInputError
@@ -44,12 +52,18 @@ def wants_merge(dfs: BatchDFS, frontier: Frontier) -> bool:
         return True
     p = dfs.problem
     sample = np.unique(np.linspace(0, len(frontier) - 1, min(len(frontier), AUTO_SAMPLE)).astype(np.int64))
-    est = 0.0
-    for i in sample:
-        est += float(dfs._host.estimate_item(frontier.states[i], frontier.states[i].copy(),
-                                              np.int32(frontier.depths[i]), np.int64(p.goal), np.int64(16),
-                                              np.int64(i + 1), p.tables))
-    return est * len(frontier) / len(sample) > AUTO_NODES
+
+    def estimate(probes: int) -> float:
+        est = 0.0
+        for i in sample:
+            est += float(dfs._host.estimate_item(frontier.states[i], frontier.states[i].copy(),
+                                                  np.int32(frontier.depths[i]), np.int64(p.goal), np.int64(probes),
+                                                  np.int64(i + 1), p.tables))
+        return est * len(frontier) / len(sample)
+
+    if estimate(AUTO_QUICK) < AUTO_NODES / AUTO_MARGIN:
+        return False
+    return estimate(AUTO_PROBES) > AUTO_NODES
 
 
 def merge_expand(dfs: BatchDFS, frontier: Frontier, totals: SearchTotals, max_items: int) -> Frontier:

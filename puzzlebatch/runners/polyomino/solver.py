@@ -244,13 +244,24 @@ def leaf_frontier(eng: Engine, leaves: Sequence[P.Leaf], weights: Sequence[int] 
     return Frontier(states[ok], depths, np.zeros(n, np.int32), w)
 
 
-# Pieces fixed by the symmetry breaking of a count before Burnside's lemma takes over (burnside_plan).
+# Pieces fixed by the symmetry breaking of a count before Burnside's lemma takes over (burnside_plan): two, or one
+# on boards with at most BURNSIDE_SMALL_GROUP symmetries.  On a rectangle (4 symmetries) one fixed piece leaves a
+# symmetry to few leaves, and a second multiplies the leaves and their host work for a few per cent of the nodes:
+# one level is 14 % faster on 5x12, 27 % on 3x20, 5 % on 4x15.  Larger groups keep more symmetry after the first
+# piece: two levels are 22 % faster on the 8x8 board minus its centre, 60 % on the Soma cube (bench/log/polyomino.md).
 BURNSIDE_LEVELS = 2
+BURNSIDE_SMALL_GROUP = 4
+
+
+def burnside_levels(n_syms: int) -> int:
+    """Pieces the symmetry breaking of a count fixes under a group of ``n_syms`` symmetries (see
+    :data:`BURNSIDE_LEVELS`)."""
+    return 1 if n_syms <= BURNSIDE_SMALL_GROUP else BURNSIDE_LEVELS
 
 
 def burnside_plan(pk: P.Packing, syms: Sequence[P.Symmetry], img: P.OptionImages
                   ) -> tuple[list[P.Leaf], list[int]] | None:
-    """A count's symmetry breaking, fixing at most :data:`BURNSIDE_LEVELS` pieces: the leaves, each to be weighted
+    """A count's symmetry breaking, fixing at most :func:`burnside_levels` pieces: the leaves, each to be weighted
     by its orbit's size ``|G| / |H|`` (the weighted count is then every solution), and the symmetries ``g`` whose
     fixed solutions (:func:`~puzzlebatch.puzzles.polyomino.cover.invariant_cover`) complete Burnside's lemma:
     classes = (solutions + the sum of fix(g)) / |G|.  When every leaf is left with the identity alone no
@@ -260,14 +271,14 @@ def burnside_plan(pk: P.Packing, syms: Sequence[P.Symmetry], img: P.OptionImages
 
     Fixing every piece the breaking can is not always cheaper: on 5x12 it fixes up to four pieces in 4,848 leaves
     (tens of milliseconds of host work a count, and 384,238 nodes below the pieces fixed out of the search's
-    order); two levels give 126 leaves and 327,673 nodes, one level 10 leaves and 340,088 nodes, plus one small
-    cover for the one symmetry that can fix a solution (bench/log/polyomino.md)."""
+    order); two levels give 126 leaves and 327,673 nodes, one level (the default there) 10 leaves and 340,088
+    nodes, plus one small cover for the one symmetry that can fix a solution (bench/log/polyomino.md)."""
     ec = pk.cover
     if not pk.exact_area or ec.colored or any(
             g >= 0 and ec.group_copies[g] != C.UNLIMITED and ec.group_copies[g] - ec.group_used.get(g, 0) > 1
             for g in set(ec.option_group)):
         return None
-    leaves = P.break_symmetry(pk, syms, img, levels=BURNSIDE_LEVELS)
+    leaves = P.break_symmetry(pk, syms, img, levels=burnside_levels(len(syms)))
     # a symmetry that maps a solution onto itself maps the leaf it lies in onto itself: it is conjugate to one
     # of that leaf's symmetries
     kept = sorted({h for lf in leaves for h in lf.syms if h != 0})
@@ -384,13 +395,25 @@ def count_orbits(eng: Engine, backend: Backend, settings: SearchSettings | None,
 def count_cover(eng: Engine, backend: Backend, settings: SearchSettings | None, ec: C.ExactCover,
                 pool=None) -> tuple[int, int]:
     """(solutions, nodes) of a smaller exact cover (a symmetry's fixed points), with ``eng``'s branching; (0, 0)
-    at once when its options leave a cell uncovered (most symmetries' fixed points: no placement on the axis)."""
+    at once when its options leave a cell uncovered (most symmetries' fixed points: no placement on the axis), or
+    when every option holds a piece used once and the pieces cannot cover the cells (a rectangle's reflection
+    across its long axis: only the pieces symmetric about it can lie on it)."""
     arr = ec.option_array()
     reach = np.zeros(ec.n_primary + 1, bool)
     reach[np.where((arr >= 0) & (arr < ec.n_primary), arr, ec.n_primary)] = True
     reach[[i for i in ec.precovered if i < ec.n_primary]] = True
     if not reach[:-1].all():
         return 0, 0
+    secondary = arr >= ec.n_primary
+    if len(arr) and not ec.colored and secondary.any(axis=1).all():
+        # a solution's options hold distinct pieces (secondary items, each used once): it covers at most, piece
+        # by piece, the cells of the largest option holding it
+        cells = ec.primary_counts()
+        best = np.zeros(len(ec.items) + 1, np.int64)
+        np.maximum.at(best, np.where(secondary, arr, len(ec.items)), cells[:, None])
+        free = ec.n_primary - sum(1 for i in set(ec.precovered) if i < ec.n_primary)
+        if int(best[ec.n_primary:-1].sum()) < free:
+            return 0, 0
     totals, left = count_engine(engine(ec, eng.mode if eng.mode != "enclosed" else "first", eng.prune),
                                 backend, settings, pool=pool)
     if len(left):
