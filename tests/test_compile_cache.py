@@ -273,3 +273,14 @@ def test_code_changed_in_memory_gets_its_own_key():
     assert changed != before
     mod.K = 4  # a frozen global changed
     assert jc.loaded_fingerprint([mod]) not in (before, changed)
+    # the part of a module kept between calls follows the function objects' code and the values' types
+    seen = {jc.loaded_fingerprint([mod])}
+    mod.rule.__code__ = (lambda x: x - K).__code__  # noqa: F821 - the same function object, other code
+    seen.add(jc.loaded_fingerprint([mod]))
+    mod.K = 4.0  # equal to 4, compiled otherwise
+    seen.add(jc.loaded_fingerprint([mod]))
+    mod.K = -0.0
+    seen.add(jc.loaded_fingerprint([mod]))
+    mod.K = 0.0  # equal to -0.0
+    seen.add(jc.loaded_fingerprint([mod]))
+    assert len(seen) == 5

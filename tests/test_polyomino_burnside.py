@@ -168,3 +168,20 @@ def test_a_count_stopped_and_resumed_keeps_the_weights_and_the_fixed_points(w, h
     n, classes, _ = _oracle(w, h, names)
     assert (res.solutions, res.distinct) == (n, classes)
     assert steps > 1 or n == 0
+
+
+@pytest.mark.parametrize("board,pieces", [("12x5", "pentominoes"), ("3x3x3", "soma")])
+def test_option_images_by_integer_keys_equal_those_by_rows(board, pieces):
+    """The images of the options, looked up by integer keys where the rows fit an int64 (every shipped board),
+    are those the byte rows give, and each symmetry permutes the options; asking for a few columns first (as the
+    symmetry breaking does) changes nothing."""
+    pk = P.build(P.parse_board(board), S.load_pieces(pieces))
+    syms = P.symmetries(pk)
+    fast = P.option_images(pk, syms)
+    assert fast.radix > 0
+    fast.ensure([3, 1, 4])
+    rows = P.OptionImages(pk, syms, int_keys=False)
+    assert rows.radix == 0
+    got = fast[:, :]
+    assert np.array_equal(got, rows[:, :])
+    assert all(np.array_equal(np.sort(got[h]), np.arange(fast.n)) for h in range(len(syms)))

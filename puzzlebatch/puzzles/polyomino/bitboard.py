@@ -63,7 +63,7 @@ def keyed_lists(masks: np.ndarray, first: np.ndarray, groups: np.ndarray, pbit: 
     firsts, starts_of = np.unique(first[by_first], return_index=True)
     per_cell = np.zeros((ncell, 64), np.int64)
     if n_opt:
-        per_cell[firsts] = np.add.reduceat(bits[by_first].astype(np.int64), starts_of, axis=0)
+        per_cell[firsts] = np.add.reduceat(bits[by_first], starts_of, axis=0, dtype=np.int64)
     per_cell[np.arange(ncell), np.arange(ncell)] = -1  # never a cell's own key
     k = max(0, min(int(key_bits), 6))
     keys = np.argsort(-per_cell, axis=1, kind="stable")[:, :k].astype(np.int64)
@@ -80,9 +80,9 @@ def keyed_lists(masks: np.ndarray, first: np.ndarray, groups: np.ndarray, pbit: 
     order = np.lexsort((np.arange(n_opt), groups, first))  # by cell, piece by piece, option order within
     # each candidate in every list of its cell whose key cells it leaves free, lists in (cell, key) order
     fits = (masks[order][:, None] & key_masks[first[order]]) == 0  # (candidate, key)
-    key_of, cand = np.nonzero(fits.T)  # key-major: lexsorted by (cell, key, order) below
+    key_of, cand = np.nonzero(fits.T)  # key-major: sorted by (cell, key, order) below
     lst = (first[order][cand] << k) | key_of
-    srt = np.lexsort((cand, lst))
+    srt = np.argsort(lst, kind="stable")  # within a list, candidates stay in order: nonzero gave them ascending
     cand, lst = cand[srt], lst[srt]
     opt = order[cand]
     starts = np.zeros(ncell * nk + 1, np.int64)

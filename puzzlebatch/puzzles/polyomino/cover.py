@@ -147,7 +147,7 @@ class ExactCover:
         counts = self.primary_counts()
         smallest = int(counts.min()) if len(counts) else 1
         bound = free // max(1, smallest)
-        if self.groups and all(g >= 0 for g in self.option_group):
+        if self.groups and (not self.option_group or min(self.option_group) >= 0):
             copies = 0
             for g, c in enumerate(self.group_copies):
                 if c == UNLIMITED:
@@ -223,8 +223,7 @@ def invariant_cover(ec: ExactCover, perm: np.ndarray, fixed: Sequence[int] = ())
     pieces = piece_item[groups_m]  # each member's piece item, -1 for none
     pieces.sort(axis=1)
     ok &= ~((pieces[:, 1:] == pieces[:, :-1]) & (pieces[:, 1:] >= 0)).any(axis=1)  # one copy used twice
-    options = [tuple(int(i) for i in it[it >= 0]) + tuple(int(p) for p in pc[pc >= 0])
-               for it, pc in zip(items[ok], pieces[ok])]
+    options = [tuple(v for v in row if v >= 0) for row in np.concatenate([items[ok], pieces[ok]], axis=1).tolist()]
     return ExactCover(items=list(ec.items) + [f"piece {g}" for g in limited], n_primary=ec.n_primary,
                       options=options, precovered=tuple(int(i) for i in np.flatnonzero(covered[:-1])))
 
