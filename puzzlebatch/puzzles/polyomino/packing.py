@@ -328,9 +328,7 @@ class OptionImages:
         self.items = ec.option_array()
         self.groups = np.asarray(ec.option_group, np.int64)
         self.n = len(ec.options)
-        # rows as integers where they fit (digits: piece, then the sorted items in base n_items + 1, padding last):
-        # integer keys are looked up ten times faster than rows of bytes
-        radix = len(ec.items) + 1
+        radix = len(ec.items) + 1  # integer keys: the piece, then the sorted items in base n_items + 1 (pads last)
         big = max([abs(int(g)) + 1 for g in (self.groups.min(), self.groups.max())] if self.n else [1])
         self.radix = radix if int_keys and big * radix ** self.items.shape[1] < 1 << 62 else 0
         base = self._keys(self.groups, self.items.copy())
