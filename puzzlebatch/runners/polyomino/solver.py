@@ -247,8 +247,8 @@ def leaf_frontier(eng: Engine, leaves: Sequence[P.Leaf], weights: Sequence[int] 
 # Pieces fixed by the symmetry breaking of a count before Burnside's lemma takes over (burnside_plan): two, or one
 # on boards with at most BURNSIDE_SMALL_GROUP symmetries.  On a rectangle (4 symmetries) one fixed piece leaves a
 # symmetry to few leaves, and a second multiplies the leaves and their host work for a few per cent of the nodes:
-# one level is 14 % faster on 5x12, 27 % on 3x20, 5 % on 4x15.  Larger groups keep more symmetry after the first
-# piece: two levels are 22 % faster on the 8x8 board minus its centre, 60 % on the Soma cube (bench/log/polyomino.md).
+# one level is 22 % faster on 5x12, 33 % on 3x20, 6 % on 4x15.  Larger groups keep more symmetry after the first
+# piece: two levels are 18 % faster on the 8x8 board minus its centre, 53 % on the Soma cube (bench/log/polyomino.md).
 BURNSIDE_LEVELS = 2
 BURNSIDE_SMALL_GROUP = 4
 
