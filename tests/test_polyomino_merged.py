@@ -134,6 +134,31 @@ def test_auto_merges_only_where_the_tree_is_large(cpu, monkeypatch):
     assert merged.merged_layers > 0 and (merged.solutions, merged.distinct) == (small.solutions, small.distinct)
 
 
+def test_auto_decides_a_small_tree_on_the_quick_estimate(cpu, monkeypatch):
+    """``auto`` probes each sampled item AUTO_QUICK times first; a tree far below the threshold is decided then,
+    and only one near or over it is estimated again with AUTO_PROBES probes."""
+    eng = RP.engine(_pack("15x4", "pentominoes").cover, "bitboard")  # the whole tree: 8 x 10^5 nodes
+    dfs = BatchDFS(eng.problem, cpu)
+    frontier = dfs.expand(Frontier.root(eng.problem), SearchTotals(), 64)
+    real, probes = dfs._host, []
+
+    class Spy:
+        def __getattr__(self, name):
+            return getattr(real, name)
+
+        def estimate_item(self, *args):
+            probes.append(int(args[4]))
+            return real.estimate_item(*args)
+
+    dfs._host = Spy()
+    assert not EM.wants_merge(dfs, frontier)
+    assert set(probes) == {EM.AUTO_QUICK} and len(probes) == min(len(frontier), EM.AUTO_SAMPLE)
+    probes.clear()
+    monkeypatch.setattr(EM, "AUTO_NODES", 1.0)  # every tree is over it
+    assert EM.wants_merge(dfs, frontier)
+    assert sorted(set(probes)) == [EM.AUTO_QUICK, EM.AUTO_PROBES]
+
+
 def test_the_command_line_merges_on_request(capsys):
     from puzzlebatch.cli import main
 
