@@ -21,6 +21,11 @@ one (the earlier policy, which it falls back to when time is short), and prints 
     python bench/hextris_coldstart.py --problems 0-9 --seconds 30 --cores 2
 
 passes ``-c 2`` to both runs (the games split over two processes).
+
+    python bench/hextris_coldstart.py --problems 0-9 --warm-seconds 12,30
+
+plays warm only, at each ``-t``: how the warm player's total grows with its time, i.e. what a cold start that
+leaves the beam part of ``-t`` can score at best.
 """
 
 from __future__ import annotations
@@ -130,6 +135,7 @@ def main() -> int:
     ap.add_argument("--cores", type=int, help="-c for play_icfp2015 (default: its own default, every core)")
     ap.add_argument("--compile-times", action="store_true", help="only the compile seconds per kernel")
     ap.add_argument("--quick", action="store_true", help="only the plain-Python player, full against cheap policy")
+    ap.add_argument("--warm-seconds", help="comma-separated -t values: warm runs only, one total for each")
     args = ap.parse_args()
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     if args.compile_times:
@@ -140,6 +146,18 @@ def main() -> int:
         return 0
     subprocess.run([sys.executable, "-m", "puzzlebatch", "warmup", "hextris"], env=env, cwd=ROOT,
                    capture_output=True, check=True)
+    if args.warm_seconds:
+        limits = [float(x) for x in args.warm_seconds.split(",")]
+        sums = dict.fromkeys(limits, 0)
+        for n in parse_problem_range(args.problems):
+            got = {t: play(n, t, env, args.cores)[0] for t in limits}
+            for t in limits:
+                sums[t] += got[t]
+            print(f"problem {n}: " + ", ".join(f"-t {t:g} {got[t]:,}" for t in limits), flush=True)
+        top = sums[max(limits)]
+        print("total: " + ", ".join(f"-t {t:g} {sums[t]:,} ({100 * sums[t] / max(1, top):.1f} %)" for t in limits))
+        print("load:", os.getloadavg())
+        return 0
     cold_sum = warm_sum = 0
     for n in parse_problem_range(args.problems):
         with tempfile.TemporaryDirectory() as empty:
