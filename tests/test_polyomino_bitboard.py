@@ -227,3 +227,47 @@ def test_counts_agree_with_the_cpu(cpu, gpu):
     assert got["cpu"].branch == got[GPU].branch == "bitboard" and got[GPU].backend == GPU
     assert got["cpu"].solutions == got[GPU].solutions == oracle_count(pk.cover) > 0
     assert got["cpu"].nodes == got[GPU].nodes
+
+
+@pytest.mark.parametrize("board, pieces",
+                         [("10x6", "pentominoes"), ("3x3x3", "soma"), ("5x4", "pentominoes+trominoes")])
+def test_placements_are_looked_up_by_their_cells(board, pieces):
+    # pieces_of (the last piece's completions in the leaf count) against the options themselves: every option's
+    # cells give the bits of the pieces with a placement on exactly those cells; other sets of cells give none
+    pk = _pack(board, pieces)
+    enc = B.encode(pk.cover)
+    t = enc.tables
+    assert t[BR.H_PHBITS] > 0
+    opts = t[t[BR.H_OPT]: t[BR.H_OPT] + 2 * len(pk.cover.options)].reshape(-1, 2)
+    want: dict[int, int] = {}
+    for m, p in opts.tolist():
+        want[m] = want.get(m, 0) | p
+    for m, p in want.items():
+        assert BR.pieces_of(np.int64(m), t) == p
+    rng = random.Random(7)
+    full = int(t[BR.H_FULL])
+    for _ in range(500):
+        near = rng.choice(list(want)) | 1 << rng.randrange(8)  # a placement and maybe one cell more
+        m = np.int64(full & rng.getrandbits(64) if rng.random() < 0.5 else near)
+        assert BR.pieces_of(m, t) == want.get(int(m), 0)
+
+
+def test_the_placement_table_is_left_out_where_a_piece_repeats_a_placement():
+    # two options of one piece on the same cells would be one look-up: no table, the leaf count scans instead
+    masks = np.array([0b111, 0b1110, 0b111], np.int64)
+    assert B.placement_table(masks, np.array([0, 0, 0]))[1] == 0
+    words, bits = B.placement_table(masks, np.array([0, 0, 1]))
+    assert bits > 0 and len(words) == (1 << bits) + 1 + 2 * 2
+
+
+def test_the_leaf_count_looks_up_or_scans_the_same_tree(cpu):
+    pk = _pack("5x4", "pentominoes+trominoes")
+    counts = []
+    for table in (True, False):
+        enc = B.encode(pk.cover)
+        if not table:
+            enc.tables[BR.H_PHBITS] = 0
+        totals, left = RP.count_engine(RP.Engine(pk.cover, enc, "bitboard", True, BR), cpu, SPLITTY)
+        assert not len(left)
+        counts.append((totals.count, totals.nodes))
+    assert counts[0] == counts[1] and counts[0][0] > 0

@@ -78,7 +78,7 @@ def test_the_memo_saves_moves_and_reports_the_whole_tree(cpu):
     assert plain[T.OUT_COUNT] == 4040 and plain[T.OUT_STATUS] == T.DONE
     assert (remembered[T.OUT_COUNT], remembered[T.OUT_NODES]) == (plain[T.OUT_COUNT], plain[T.OUT_NODES])
     assert plain[T.OUT_MOVES] == plain[T.OUT_NODES] and 0 < remembered[T.OUT_MOVES] < plain[T.OUT_NODES] // 2
-    head = T.MEMO_HEAD + 2 * (eng.problem.goal + 1)
+    head = T.memo_head(eng.problem.goal)
     assert np.count_nonzero(memo[0, head + 2::T.MEMO_ENTRY]) > 1000  # entries were written
     half = int(plain[T.OUT_NODES]) // 2
     fresh = memo_rows(1, eng.problem.goal, 1 << 16, eng.problem.merge_key)
@@ -136,3 +136,12 @@ def test_the_command_line_and_the_api_take_a_memo_size(capsys):
     assert api.count("15x4", "pentominoes", memo=0).solutions == 1472
     with pytest.raises(PuzzleInputError, match="power of two"):
         api.count("15x4", "pentominoes", memo=3)
+
+
+def test_memo_entries_are_whole_and_aligned():
+    # an entry is four words from a multiple of four: in an aligned row it never straddles two 64-byte lines
+    for goal in (0, 1, 5, 12, 63):
+        head = T.memo_head(goal)
+        assert head % T.MEMO_ENTRY == 0 and head >= T.MEMO_HEAD + 2 * (goal + 1)
+        assert memo_width(goal, 16) == head + T.MEMO_ENTRY * 16
+    assert T.MEMO_ENTRY * 8 == 32

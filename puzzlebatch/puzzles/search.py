@@ -15,8 +15,9 @@ backends"):
 
 Optionally a family may also give ``next_choice(state, depth, c, n, tables) -> int``: the smallest choice
 ``>= c`` that might succeed (``n`` when none can), a cheap filter that lets the DFS step over moves that would
-certainly fail without a call to ``apply`` for each (exact cover uses it to scan its candidate list).  Without it
-every choice is tried (:func:`no_skip`).
+certainly fail without a call to ``apply`` for each (exact cover uses it to scan its candidate list).  It reads the
+state and changes nothing (a count may ask it before deciding to skip the node).  Without it every choice is tried
+(:func:`no_skip`).
 
 And optionally ``leaf_count(state, depth, tables) -> int``: the number of solutions below a node that the family
 can count without applying its moves (exact cover: the chosen item's live options when each one of them completes
@@ -58,10 +59,13 @@ OUT_MOVES = 5  # moves applied (OUT_NODES less the nodes of the subtrees taken f
 OUT_WIDTH = 6
 
 # A memo row (int64): the two key words' indices into the state, then per depth the solutions and the nodes counted
-# when the node at that depth was entered, then the table: MEMO_ENTRY words an entry (key words, depth + 1 (0: an
-# empty entry), solutions, nodes), a power of two of entries, replaced on a collision.
+# when the node at that depth was entered (padded to a whole entry), then the table: MEMO_ENTRY words an entry (key
+# words, depth + 1 (0: an empty entry) in the low MEMO_DBITS bits with the solutions above them, nodes), a power of
+# two of entries, replaced on a collision.  Four words: an entry never straddles two cache lines of an aligned row
+# (a look-up is a cache miss more often than not: most of a count's time went to them with five-word entries).
 MEMO_KA, MEMO_KB, MEMO_HEAD = 0, 1, 2
-MEMO_ENTRY = 5
+MEMO_ENTRY = 4
+MEMO_DBITS = 16  # depths below 2^16 - 1; subtrees of 2^47 solutions or more are not remembered
 NO_MEMO = np.zeros((1, 1), np.int64)  # no memo: one row, too short to hold a table
 
 # Compiled without numba's reference counting on the CPU: the per-item DFS and the rules inlined into it never
@@ -79,6 +83,11 @@ def no_skip(state, depth, c, n, tables):
 def no_leaf_count(state, depth, tables):
     """The default ``leaf_count``: search every node."""
     return -1
+
+
+def memo_head(goal):
+    """Words of a memo row before its table, for searches down to depth ``goal`` (whole entries)."""
+    return -(-(MEMO_HEAD + 2 * (goal + 1)) // MEMO_ENTRY) * MEMO_ENTRY
 
 
 def memo_slot(k1, k2, d, head, mask):
@@ -106,9 +115,11 @@ def dfs_item(state, stack, root, lo, goal, budget, max_solutions, stop_after, so
     nsol = 0
     status = DONE
     counting = max_solutions == 0 and stop_after == 0
-    head = MEMO_HEAD + 2 * (goal + 1)
+    head = memo_head(goal)
     mask = (memo.shape[0] - head) // MEMO_ENTRY - 1
-    remember = counting and memo.shape[0] > head
+    dmask = (1 << MEMO_DBITS) - 1
+    remember = counting and memo.shape[0] > head and goal < dmask
+    most = (1 << (63 - MEMO_DBITS)) - 1  # the most solutions an entry holds
     ka = 0
     kb = 0
     if remember:
@@ -135,6 +146,9 @@ def dfs_item(state, stack, root, lo, goal, budget, max_solutions, stop_after, so
                 status = BUDGET  # the buffer is full: hand back the rest like a budget stop
                 break
             continue
+        look = False
+        tag = 0
+        e = 0
         if counting and stack[d] == 0:
             k = leaf_count(state, d, tables)
             if k >= 0:
@@ -146,29 +160,33 @@ def dfs_item(state, stack, root, lo, goal, budget, max_solutions, stop_after, so
                 undo(state, d, stack[d] - 1, tables)
                 continue
             if remember and d > root:
+                # The entry is read here and looked at once the node's first choice is found: the scan runs while
+                # it comes from memory (a look-up is a cache miss more often than not).
                 e = memo_slot(state[ka], state[kb], d, head, mask)
-                if memo[e + 2] == d + 1 and memo[e] == state[ka] and memo[e + 1] == state[kb]:
-                    # Searched before: its solutions and nodes as if searched again.
-                    count += memo[e + 3]
-                    nodes += memo[e + 4]
-                    d -= 1
-                    undo(state, d, stack[d] - 1, tables)
-                    continue
-                memo[MEMO_HEAD + d] = count
-                memo[MEMO_HEAD + goal + 1 + d] = nodes
+                tag = memo[e + 2]
+                look = True
         m = n_choices(state, d, tables)
         c = next_choice(state, d, stack[d], m, tables)
+        if look:
+            if (tag & dmask) == d + 1 and memo[e] == state[ka] and memo[e + 1] == state[kb]:
+                # Searched before: its solutions and nodes as if searched again.
+                count += tag >> MEMO_DBITS
+                nodes += memo[e + 3]
+                d -= 1
+                undo(state, d, stack[d] - 1, tables)
+                continue
+            memo[MEMO_HEAD + d] = count
+            memo[MEMO_HEAD + goal + 1 + d] = nodes
         if c >= m:
             # Every move of this node is done: back to the parent (or the item is finished).
             if d == root:
                 break
-            if remember:
+            if remember and count - memo[MEMO_HEAD + d] <= most:
                 e = memo_slot(state[ka], state[kb], d, head, mask)
                 memo[e] = state[ka]
                 memo[e + 1] = state[kb]
-                memo[e + 2] = d + 1
-                memo[e + 3] = count - memo[MEMO_HEAD + d]
-                memo[e + 4] = nodes - memo[MEMO_HEAD + goal + 1 + d]
+                memo[e + 2] = ((count - memo[MEMO_HEAD + d]) << MEMO_DBITS) | (d + 1)
+                memo[e + 3] = nodes - memo[MEMO_HEAD + goal + 1 + d]
             d -= 1
             undo(state, d, stack[d] - 1, tables)
             continue

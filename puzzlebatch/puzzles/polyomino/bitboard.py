@@ -91,6 +91,28 @@ def keyed_lists(masks: np.ndarray, first: np.ndarray, groups: np.ndarray, pbit: 
     return ent, starts, keys
 
 
+def placement_table(masks: np.ndarray, groups: np.ndarray) -> tuple[np.ndarray, int]:
+    """The placements by their cells, for ``pieces_of`` (bitboard_rules): ``(words, bits)``, the start of each
+    of ``2^bits`` buckets (and the end of the last), then a (cells, piece bits) pair for each distinct set of
+    cells, by bucket; a set's bucket is ``phash_slot`` of its cells.  ``bits`` 0 (and no words) when two
+    placements of one piece have the same cells, where a look-up could not count them."""
+    if len(masks) == 0:
+        return np.zeros(0, np.int64), 0
+    order = np.lexsort((groups, masks))
+    m, g = masks[order], groups[order]
+    new = np.concatenate([[True], m[1:] != m[:-1]])
+    if np.any(~new & (g == np.concatenate([[-1], g[:-1]]))):
+        return np.zeros(0, np.int64), 0
+    first = np.flatnonzero(new)
+    cells = m[first]
+    pieces = np.bitwise_or.reduceat(np.left_shift(np.int64(1), g), first)
+    bits = max(1, int(len(cells) * 2 - 1).bit_length())  # about two buckets a set of cells
+    home = ((cells * np.int64(R.PHASH_MUL)) >> np.int64(64 - bits)) & ((1 << bits) - 1)  # phash_slot, wrapping
+    by = np.argsort(home, kind="stable")
+    starts = np.searchsorted(home[by], np.arange((1 << bits) + 1))
+    return np.concatenate([starts, np.column_stack([cells[by], pieces[by]]).ravel()]).astype(np.int64), bits
+
+
 def encode(ec: ExactCover, prune: bool = True, flood: int | None = None,
            key_bits: int | None = None) -> Encoded:
     """Tables and root; each cell's candidates are tried piece by piece, in option order within a piece
@@ -160,6 +182,8 @@ def encode(ec: ExactCover, prune: bool = True, flood: int | None = None,
     put(R.H_OPT, np.column_stack([masks, pbit]))
     put(R.H_GSIZE, sizes or [0])
     put(R.H_GROW, grow)
+    phash, header[R.H_PHBITS] = placement_table(masks, groups)
+    put(R.H_PHASH, phash)
     s_opt = 2
     s_item = s_opt + goal
     width = s_item + goal + 1

@@ -16,11 +16,12 @@ at most 64 cells with pieces used once needs, so that a node is a handful of wor
   within them, and is not all the empty cells, must have a size that the pieces left can fill (equal piece
   sizes: a multiple of the size; otherwise the subset sums of the pieces left, built only when such a region is
   found).  A region still growing is left alone: the test only ever rejects dead nodes, whatever the bound;
-* X6 (``leaf_count``): when at most two pieces are left the solutions are counted without placing them.
+* X6 (``leaf_count``): when at most two pieces are left the solutions are counted without placing them; the
+  last piece's placement, if any, is looked up by its cells in a hash table of the placements (``pieces_of``).
 
 Tables (flat int64): a header (``H_*``), the candidate entries, the list starts (2^k lists a cell), per option its
-mask and piece bit, the piece sizes, the key cells.  State: covered cells, placed pieces, the option of each depth,
-the candidate list of each depth (-1: the board is full).
+mask and piece bit, the piece sizes, the key cells, the placements by their cells.  State: covered cells, placed
+pieces, the option of each depth, the candidate list of each depth (-1: the board is full).
 """
 
 import numpy as np
@@ -50,7 +51,10 @@ S_ITEM = 13  # state offset of the candidate list per depth (the first empty cel
 H_KEYBITS = 14  # key cells a cell (k: 2^k lists a cell)
 H_KEYS = 15  # offset: per cell, its k key cells
 H_NENT = 16  # entries (the lists' entries, then SCAN padding entries that never fit)
-H_WIDTH = 17
+H_PHASH = 17  # offset: the placements by their cells, in 2^H_PHBITS buckets (see pieces_of)
+H_PHBITS = 18  # log2 of its slots; 0: no such table (the last piece's placements are then looked up by a scan)
+H_WIDTH = 19
+PHASH_MUL = -7046029254386353131  # 0x9E3779B97F4A7C15 as an int64: Fibonacci hashing of a placement's cells
 SCAN = 4  # candidates the scan tests at once, without a branch each
 
 # The fields of a candidate entry, each a column of H_NENT words (the scan reads masks and piece bits in runs).
@@ -243,8 +247,29 @@ def fix_options(state, fixed, k, tables):
     return True
 
 
+def phash_slot(m, bits):
+    """The home slot of the placement cells ``m`` in a table of ``2^bits`` slots: the top bits of a wrapping
+    product (Fibonacci hashing)."""
+    return ((m * PHASH_MUL) >> (64 - bits)) & ((1 << bits) - 1)
+
+
+def pieces_of(m, tables):
+    """The piece bits of the placements whose cells are exactly ``m`` (0: none), from its bucket of the table of
+    placements by their cells (``bitboard.placement_table``)."""
+    bits = tables[H_PHBITS]
+    h = tables[H_PHASH]
+    s = h + phash_slot(m, bits)
+    pairs = h + (1 << bits) + 1
+    for i in range(tables[s], tables[s + 1]):
+        if tables[pairs + 2 * i] == m:
+            return tables[pairs + 2 * i + 1]
+    return 0
+
+
 def completions(cell, rest, piece, tables):
-    """The placements of ``piece`` (a piece bit) listed at ``cell`` that cover exactly the cells ``rest``."""
+    """The placements of ``piece`` (a piece bit) that cover exactly the cells ``rest`` (``cell``: its first)."""
+    if tables[H_PHBITS] > 0:
+        return int((pieces_of(rest, tables) & piece) != 0)  # a piece's placements have distinct cells
     ls = tables[H_LSTART]
     cell = list_of(tables[H_FULL] & ~rest, cell, tables)  # they fit wherever the rest is covered
     em = tables[H_ENT] + tables[ls + cell]

@@ -12,14 +12,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from puzzlebatch.puzzles.search import MEMO_ENTRY, MEMO_HEAD, MEMO_KA, MEMO_KB, NO_MEMO
+from puzzlebatch.puzzles.search import MEMO_ENTRY, MEMO_KA, MEMO_KB, NO_MEMO, memo_head
 
 
 def memo_width(goal: int, entries: int) -> int:
     """Words of a memo row of ``entries`` entries (a power of two) for searches down to depth ``goal``."""
     if entries <= 0 or entries & (entries - 1):
         raise ValueError(f"memo entries must be a power of two, got {entries}")
-    return MEMO_HEAD + 2 * (goal + 1) + MEMO_ENTRY * entries
+    return memo_head(goal) + MEMO_ENTRY * entries
 
 
 def memo_rows(rows: int, goal: int, entries: int, key: Sequence[int]) -> np.ndarray:
