@@ -138,10 +138,12 @@ def test_the_command_line_and_the_api_take_a_memo_size(capsys):
         api.count("15x4", "pentominoes", memo=3)
 
 
-def test_memo_entries_are_whole_and_aligned():
-    # an entry is four words from a multiple of four: in an aligned row it never straddles two 64-byte lines
+def test_memo_buckets_are_whole_cache_lines():
+    # a bucket is two entries of four words from a multiple of eight: in an aligned row, one 64-byte line
     for goal in (0, 1, 5, 12, 63):
         head = T.memo_head(goal)
-        assert head % T.MEMO_ENTRY == 0 and head >= T.MEMO_HEAD + 2 * (goal + 1)
+        assert head % (T.MEMO_ENTRY * T.MEMO_WAYS) == 0 and head >= T.MEMO_HEAD + 2 * (goal + 1)
         assert memo_width(goal, 16) == head + T.MEMO_ENTRY * 16
-    assert T.MEMO_ENTRY * 8 == 32
+    assert T.MEMO_ENTRY * T.MEMO_WAYS * 8 == 64
+    with pytest.raises(ValueError, match="at least 2"):
+        memo_width(4, 1)

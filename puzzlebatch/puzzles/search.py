@@ -59,12 +59,14 @@ OUT_MOVES = 5  # moves applied (OUT_NODES less the nodes of the subtrees taken f
 OUT_WIDTH = 6
 
 # A memo row (int64): the two key words' indices into the state, then per depth the solutions and the nodes counted
-# when the node at that depth was entered (padded to a whole entry), then the table: MEMO_ENTRY words an entry (key
-# words, depth + 1 (0: an empty entry) in the low MEMO_DBITS bits with the solutions above them, nodes), a power of
-# two of entries, replaced on a collision.  Four words: an entry never straddles two cache lines of an aligned row
-# (a look-up is a cache miss more often than not: most of a count's time went to them with five-word entries).
+# when the node at that depth was entered (padded to a whole bucket), then the table: a power of two of buckets of
+# MEMO_WAYS entries of MEMO_ENTRY words (key words, depth + 1 (0: an empty entry) in the low MEMO_DBITS bits with the
+# solutions above them, nodes).  A key may sit in either entry of its bucket; a new one replaces the entry of the
+# smaller subtree.  A bucket is one 64-byte cache line of an aligned row: a look-up is a cache miss more often than
+# not, and most of a count's time went to them when an entry was five words and a key had one place.
 MEMO_KA, MEMO_KB, MEMO_HEAD = 0, 1, 2
 MEMO_ENTRY = 4
+MEMO_WAYS = 2
 MEMO_DBITS = 16  # depths below 2^16 - 1; subtrees of 2^47 solutions or more are not remembered
 NO_MEMO = np.zeros((1, 1), np.int64)  # no memo: one row, too short to hold a table
 
@@ -86,15 +88,16 @@ def no_leaf_count(state, depth, tables):
 
 
 def memo_head(goal):
-    """Words of a memo row before its table, for searches down to depth ``goal`` (whole entries)."""
-    return -(-(MEMO_HEAD + 2 * (goal + 1)) // MEMO_ENTRY) * MEMO_ENTRY
+    """Words of a memo row before its table, for searches down to depth ``goal`` (whole buckets)."""
+    bucket = MEMO_ENTRY * MEMO_WAYS
+    return -(-(MEMO_HEAD + 2 * (goal + 1)) // bucket) * bucket
 
 
 def memo_slot(k1, k2, d, head, mask):
-    """Where the entry of key ``(k1, k2)`` at depth ``d`` goes (a multiplicative hash, its high bits folded in)."""
+    """The bucket of key ``(k1, k2)`` at depth ``d`` (a multiplicative hash, its high bits folded in)."""
     h = k1 * 0x9E3779B97F4A7C1 + k2 * 0x3C6EF372FE94F82B + d
     h = h ^ (h >> 29) ^ (h >> 43)
-    return head + MEMO_ENTRY * (h & mask)
+    return head + MEMO_ENTRY * MEMO_WAYS * (h & mask)
 
 
 def dfs_item(state, stack, root, lo, goal, budget, max_solutions, stop_after, solutions, out, tables, memo):
@@ -116,7 +119,7 @@ def dfs_item(state, stack, root, lo, goal, budget, max_solutions, stop_after, so
     status = DONE
     counting = max_solutions == 0 and stop_after == 0
     head = memo_head(goal)
-    mask = (memo.shape[0] - head) // MEMO_ENTRY - 1
+    mask = (memo.shape[0] - head) // (MEMO_ENTRY * MEMO_WAYS) - 1
     dmask = (1 << MEMO_DBITS) - 1
     remember = counting and memo.shape[0] > head and goal < dmask
     most = (1 << (63 - MEMO_DBITS)) - 1  # the most solutions an entry holds
@@ -148,6 +151,7 @@ def dfs_item(state, stack, root, lo, goal, budget, max_solutions, stop_after, so
             continue
         look = False
         tag = 0
+        tag2 = 0
         e = 0
         if counting and stack[d] == 0:
             k = leaf_count(state, d, tables)
@@ -164,10 +168,15 @@ def dfs_item(state, stack, root, lo, goal, budget, max_solutions, stop_after, so
                 # it comes from memory (a look-up is a cache miss more often than not).
                 e = memo_slot(state[ka], state[kb], d, head, mask)
                 tag = memo[e + 2]
+                tag2 = memo[e + MEMO_ENTRY + 2]
                 look = True
         m = n_choices(state, d, tables)
         c = next_choice(state, d, stack[d], m, tables)
         if look:
+            f = e + MEMO_ENTRY
+            if (tag2 & dmask) == d + 1 and memo[f] == state[ka] and memo[f + 1] == state[kb]:
+                tag = tag2
+                e = f
             if (tag & dmask) == d + 1 and memo[e] == state[ka] and memo[e + 1] == state[kb]:
                 # Searched before: its solutions and nodes as if searched again.
                 count += tag >> MEMO_DBITS
@@ -183,6 +192,8 @@ def dfs_item(state, stack, root, lo, goal, budget, max_solutions, stop_after, so
                 break
             if remember and count - memo[MEMO_HEAD + d] <= most:
                 e = memo_slot(state[ka], state[kb], d, head, mask)
+                if memo[e + MEMO_ENTRY + 3] < memo[e + 3]:
+                    e += MEMO_ENTRY  # the entry of the smaller subtree (an empty one has none) makes room
                 memo[e] = state[ka]
                 memo[e + 1] = state[kb]
                 memo[e + 2] = ((count - memo[MEMO_HEAD + d]) << MEMO_DBITS) | (d + 1)

@@ -2,8 +2,8 @@
 
 A family whose rules module names ``MERGE_KEY`` (the state words that, with the depth, decide everything below a
 node) gets, on the CPU, a row a thread: the key words' indices, a scratch word pair per depth, then a power of two
-of entries (``MEMO_ENTRY`` words each).  The rows are zeros (an entry with depth word 0 is empty) and are kept for
-one whole run: their entries hold that problem's subtrees only.
+of entries (``MEMO_ENTRY`` words each, in buckets of ``MEMO_WAYS``).  The rows are zeros (an entry with depth word 0
+is empty) and are kept for one whole run: their entries hold that problem's subtrees only.
 """
 
 from __future__ import annotations
@@ -12,13 +12,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from puzzlebatch.puzzles.search import MEMO_ENTRY, MEMO_KA, MEMO_KB, NO_MEMO, memo_head
+from puzzlebatch.puzzles.search import MEMO_ENTRY, MEMO_KA, MEMO_KB, MEMO_WAYS, NO_MEMO, memo_head
 
 
 def memo_width(goal: int, entries: int) -> int:
-    """Words of a memo row of ``entries`` entries (a power of two) for searches down to depth ``goal``."""
-    if entries <= 0 or entries & (entries - 1):
-        raise ValueError(f"memo entries must be a power of two, got {entries}")
+    """Words of a memo row of ``entries`` entries (a power of two, at least a bucket) for searches down to depth
+    ``goal``."""
+    if entries < MEMO_WAYS or entries & (entries - 1):
+        raise ValueError(f"memo entries must be a power of two, at least {MEMO_WAYS}, got {entries}")
     return memo_head(goal) + MEMO_ENTRY * entries
 
 

@@ -139,7 +139,7 @@ class SearchSettings:
     # rectangles, 2x fewer); "yes"; "no": a plain tree search.
     merge: str = "auto"
     merge_states: int = 1 << 21
-    memo_entries: int = 1 << 17  # of a count's memo a CPU thread (puzzlebatch.runners.engine.memo); 0: none
+    memo_entries: int = 1 << 16  # of a count's memo a CPU thread (puzzlebatch.runners.engine.memo); 0: none
 
 
 def default_settings(backend: Backend) -> SearchSettings:
