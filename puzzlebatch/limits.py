@@ -143,7 +143,7 @@ SEED = Range(int, 0)
 BUDGET = Range(int, 1, 1 << 62)  # nodes per work item per launch: an int64 in the kernels
 REPAIR = Range(int, 0, 1 << 40)  # GA repair nodes / cubes taken out: held exactly in a float64 operator parameter
 WORK_ITEMS = Range(int, 1, 1 << 24)  # --batch-size, --frontier: work items held at once
-MEMO_ENTRIES = Range(int, 0, 1 << 26)  # --memo: entries of a count's memo a CPU thread (40 bytes each), a power of two
+MEMO_ENTRIES = Range(int, 0, 1 << 26)  # --memo: entries of a count's memo a CPU thread (32 bytes each), a power of two
 BEAM = Range(int, 1, 1 << 16)  # hex Tetris beam player: states kept per game, candidates per state
 REGION_SIDE = Range(int, 0, 1 << 16)  # polyomino cut --region: cells a side of a region (0: one search)
 POSITIVE_SECONDS = Range(float, 0.0, None, low_open=True)
@@ -204,10 +204,11 @@ work_items = arg(WORK_ITEMS)
 
 
 def check_memo(name: str, value) -> int:
-    """A count's memo size (``--memo``, the API's ``memo=``): 0, or a power of two within :data:`MEMO_ENTRIES`."""
+    """A count's memo size (``--memo``, the API's ``memo=``): 0, or a power of two from 2 (a bucket) within
+    :data:`MEMO_ENTRIES`."""
     n = check_value(name, value, MEMO_ENTRIES)
-    if n & (n - 1):
-        raise LimitError(f"{name} {value}: must be 0 or a power of two (e.g. 131072)".lstrip())
+    if n & (n - 1) or n == 1:
+        raise LimitError(f"{name} {value}: must be 0 or a power of two from 2 (e.g. 65536)".lstrip())
     return n
 
 

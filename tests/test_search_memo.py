@@ -129,7 +129,7 @@ def test_the_command_line_and_the_api_take_a_memo_size(capsys):
         docs.append(json.loads(capsys.readouterr().out))
     assert [(d["solutions"], d["distinct"]) for d in docs] == [(1472, 368)] * 2
     assert docs[0]["nodes"] == docs[1]["nodes"]
-    for bad, why in (("1000", "power of two"), ("-4", "between 0 and"), ("many", "whole number")):
+    for bad, why in (("1000", "power of two"), ("1", "from 2"), ("-4", "between 0 and"), ("many", "whole number")):
         assert main(["polyomino", "count", "--board", "15x4", "--pieces", "pentominoes", "--memo", bad]) == 2
         err = capsys.readouterr().err
         assert "--memo" in err and why in err and len(err.strip().splitlines()) == 1

@@ -552,8 +552,8 @@ def count(board: str | Path | P.Board | None, pieces: str | Path | Sequence[S.Pi
         of the tree is over 20 million nodes; ``merged_layers`` in the result says how many layers were merged.
         Never with ``all`` (every solution's moves are needed).
     memo
-        Entries of the count's memo of searched subtrees, a table a CPU thread (a power of two, 40 bytes an entry;
-        0: none; default 131,072): a node of the bitboard engine met again, by another order of the same pieces,
+        Entries of the count's memo of searched subtrees, a table a CPU thread (a power of two, 32 bytes an entry;
+        0: none; default 65,536): a node of the bitboard engine met again, by another order of the same pieces,
         adds the solutions and nodes it had without a search.  Counts and node counts do not depend on it.
     settings, options
         The batch DFS's knobs and the run's options, for full control (keyword arguments above override them).

@@ -324,8 +324,8 @@ def register(verbs) -> None:
                         "default): where the tree is estimated over 20 million nodes (IQ Puzzler Pro: 16x fewer "
                         "nodes); no: the plain tree search (--all never merges: it needs every solution's moves)")
     p.add_argument("--memo", type=L.memo_entries, metavar="ENTRIES",
-                   help="entries of the count's memo of searched subtrees, a table a CPU thread (40 bytes an "
-                        "entry; a power of two; 0: none; default 131072): a node met again by another order of "
+                   help="entries of the count's memo of searched subtrees, a table a CPU thread (32 bytes an "
+                        "entry; a power of two; 0: none; default 65536): a node met again by another order of "
                         "the same pieces is not searched twice (the bitboard engine; counts and nodes unchanged)")
     add_count_arguments(p)
     p.set_defaults(func=run_count, check=check_problem)
