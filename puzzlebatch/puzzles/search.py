@@ -190,14 +190,16 @@ def dfs_item(state, stack, root, lo, goal, budget, max_solutions, stop_after, so
             # Every move of this node is done: back to the parent (or the item is finished).
             if d == root:
                 break
-            if remember and count - memo[MEMO_HEAD + d] <= most:
-                e = memo_slot(state[ka], state[kb], d, head, mask)
-                if memo[e + MEMO_ENTRY + 3] < memo[e + 3]:
-                    e += MEMO_ENTRY  # the entry of the smaller subtree (an empty one has none) makes room
-                memo[e] = state[ka]
-                memo[e + 1] = state[kb]
-                memo[e + 2] = ((count - memo[MEMO_HEAD + d]) << MEMO_DBITS) | (d + 1)
-                memo[e + 3] = nodes - memo[MEMO_HEAD + goal + 1 + d]
+            if remember:
+                below = count - memo[MEMO_HEAD + d]
+                if below <= most:
+                    e = memo_slot(state[ka], state[kb], d, head, mask)
+                    if memo[e + MEMO_ENTRY + 3] < memo[e + 3]:
+                        e += MEMO_ENTRY  # the entry of the smaller subtree (an empty one has none) makes room
+                    memo[e] = state[ka]
+                    memo[e + 1] = state[kb]
+                    memo[e + 2] = (below << MEMO_DBITS) | (d + 1)
+                    memo[e + 3] = nodes - memo[MEMO_HEAD + goal + 1 + d]
             d -= 1
             undo(state, d, stack[d] - 1, tables)
             continue
