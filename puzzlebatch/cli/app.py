@@ -93,6 +93,9 @@ def _run(argv: Sequence[str] | None) -> int:
         from puzzlebatch.jit.clock import announce_always
         from puzzlebatch.outputs import check_cli_outputs
 
+        if argv is None:  # run as a program, not called from Python: nothing compiled yet
+            _portable_code(command_name(parser, args), args)
+
         announce_always()  # a cold compile is said on stderr, with --json or into a pipe too
         check_cli_outputs(args)
         before = options.set_command(command_name(parser, args))
@@ -155,6 +158,17 @@ def resume_command(argv: Sequence[str] | None, out) -> str:
             continue
         kept.append(w)
     return shlex.join(["puzzlebatch", *kept, "--out", str(out), "--resume"])
+
+
+def _portable_code(command: str, args: argparse.Namespace) -> None:
+    """A family whose compiled code ships with the package (``jit.prebuilt``) compiles for the same portable CPU
+    level, so that its own cache, ``warmup`` and the shipped code agree (``warmup`` of that family alone too)."""
+    from puzzlebatch.jit import prebuilt
+
+    words = command.split()
+    families = list(getattr(args, "families", None) or []) if words[:1] == ["warmup"] else words[:1]
+    if families and all(f in prebuilt.FAMILIES for f in families):
+        prebuilt.activate()
 
 
 def command_name(parser: argparse.ArgumentParser, args: argparse.Namespace) -> str:

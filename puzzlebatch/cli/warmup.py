@@ -59,6 +59,9 @@ def warm_up(families: list[str], main, backend: str = "cpu", progress=None) -> l
         try:
             os.chdir(tmp)  # commands that write results/ by default write here
             for family in families:
+                if _portable_elsewhere(family):
+                    done.append(_warm_up_child(family, backend, progress))
+                    continue
                 watch, cpu0 = Stopwatch(), time.process_time()
                 tasks = _tasks(family, backend, tmp)
                 for what, argv in tasks:
@@ -78,6 +81,33 @@ def warm_up(families: list[str], main, backend: str = "cpu", progress=None) -> l
         finally:
             os.chdir(here)
     return done
+
+
+def _portable_elsewhere(family: str) -> bool:
+    """True when ``family``'s compiled code ships with the package for a CPU level this process does not compile
+    for (``jit.prebuilt``): its commands compile for that level, so it is warmed up in a child process that does."""
+    from puzzlebatch.jit import prebuilt
+
+    return family in prebuilt.FAMILIES and prebuilt.level() is not None and not prebuilt.active()
+
+
+def _warm_up_child(family: str, backend: str, progress=None) -> FamilyWarmup:
+    """``puzzlebatch warmup FAMILY`` in a child process (compiling for the portable level); what it took."""
+    import json
+    import subprocess
+
+    if progress is not None:
+        progress.set_postfix_str(f"{family} (another process)")
+    t, cpu0 = time.perf_counter(), time.process_time()
+    r = subprocess.run([sys.executable, "-m", "puzzlebatch", "warmup", family, "--backend", backend, "--json"],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"warm-up of {family} failed with exit status {r.returncode}: {r.stderr.strip()[-500:]}")
+    got = next(f for f in json.loads(r.stdout)["families"] if f["family"] == family)
+    if progress is not None:
+        progress.update(got["tasks"])
+    return FamilyWarmup(family, got["tasks"], time.perf_counter() - t, got["compile_seconds"],
+                        time.process_time() - cpu0 + got["cpu_seconds"])
 
 
 def _unlink(path: Path) -> None:

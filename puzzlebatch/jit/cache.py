@@ -6,8 +6,10 @@ function belongs to a *unit* (:mod:`puzzlebatch.jit.unit`) and its entries live 
 
     <root>/numba/<python>-numba<version>/<unit label>-<source key>/
 
-where the source key hashes the package version, numba's (and numba-cuda's) version and the bytes of every source
-file the unit's code depends on: its modules and, transitively, every module they import from the same package.
+where the source key hashes the package version, the Python minor version and machine, numba's (and numba-cuda's)
+version, the CPU level compiled for (:func:`puzzlebatch.jit.prebuilt.cpu_level`) and the bytes of every source file
+the unit's code depends on: its modules and, transitively, every module they import from the same package.  Nothing
+in it is peculiar to one machine's files, so a folder built elsewhere (the package's prebuilt code) is valid here.
 Any edit to any of those files gives a new folder, so nothing stale can be loaded; old folders are only disk space
 (``puzzlebatch warmup --prune`` removes them).
 
@@ -23,6 +25,7 @@ import contextlib
 import hashlib
 import importlib.util
 import os
+import platform
 import re
 import shutil
 import sys
@@ -214,8 +217,13 @@ def source_key(module_names: list[str], target: str, extra: str = "") -> str:
     says how they are compiled together."""
     from puzzlebatch import __version__
 
+    from puzzlebatch.jit.prebuilt import cpu_level
+
     h = hashlib.sha256()
-    parts = [__version__, target, sys.version, _numba_versions(target), extra]
+    # the Python minor version and the machine, not the exact build: compiled code shipped with the package
+    # (puzzlebatch.jit.prebuilt) must find its folder under any build of that Python; the CPU it is compiled for
+    py = f"{sys.implementation.name}-{sys.version_info[0]}.{sys.version_info[1]}-{platform.machine()}"
+    parts = [__version__, target, py, _numba_versions(target), cpu_level() if target == "cpu" else "", extra]
     h.update("\0".join(parts).encode())
     for path in source_files(module_names):
         h.update(os.path.basename(path).encode())

@@ -112,6 +112,10 @@ class Unit:
         self.key = cache.source_key(self.module_names, target,
                                     extra=roles + " loaded=" + cache.loaded_fingerprint(modules))
         self.folder = str(cache.compile_cache_dir() / f"{variant}-{self.key}")
+        if target == "cpu":
+            from puzzlebatch.jit import prebuilt
+
+            prebuilt.seed(self.folder)  # an empty folder gets the package's compiled code, where it has this one
         self.symbol_prefix = "unit_" + f"{variant}_{self.key}".replace("-", "_")
         self.functions: dict[str, Callable] = {}
         self._plain: dict[str, tuple[types.FunctionType, ModuleType, bool]] = {}

@@ -203,6 +203,7 @@ def warmup_tasks(b: list[str], tmp) -> list[tuple[str, list[str]]]:
                              "--json"]),
             ("beam play", ["play", problem, "--seed", str(seed), "--beam", "1", "--keep", "2", *b,
                            "--json"]),
-            # a timed play compiles the narrowed search's kernel first (``player._warm_up``), then stops at once
-            ("timed beam play", ["play", problem, "--seed", str(seed), "--beam", "1", "--keep", "2", "-t", "0.01",
+            # a timed play compiles the narrowed search's kernel first (``player._warm_up``); a limit it does not
+            # reach (one game at beam 1), so that nothing stops it before that kernel is in the cache
+            ("timed beam play", ["play", problem, "--seed", str(seed), "--beam", "1", "--keep", "2", "-t", "600",
                                  *b, "--json"])]

@@ -82,6 +82,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     t0 = process_start()  # -t counts from the process's start
     args = build_parser().parse_args(argv)
+    if argv is None:  # run as a program: the compiled code shipped with the package serves (jit.prebuilt)
+        from puzzlebatch.jit import prebuilt
+
+        prebuilt.activate()
     try:
         if args.seconds is not None and args.seconds <= 0:
             raise PuzzleInputError(f"-t {args.seconds:g}: the time limit must be positive")
@@ -125,6 +129,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:  # an error or Ctrl-C in the player: no compiling process or folder is left behind
         if compiler is not None:
             compiler.close()
+
+
+def _prebuilt_note() -> str:
+    from puzzlebatch.jit import prebuilt
+
+    note = prebuilt.report()
+    return f"; {note}" if note else ""
 
 
 def usable_cores() -> int:
@@ -198,7 +209,7 @@ def play_shards(args, docs: list[dict], shards: int, t0: float, out=None, err=No
         out.flush()
         print(f"play_icfp2015: -c {args.cores or shards}: {len(workers)} processes played "
               f"{' + '.join(str(w.shard.games) for w in workers)} games"
-              + ("" if compiler is None else f"; {compiler.summary()}"), file=err)
+              + ("" if compiler is None else f"; {compiler.summary()}") + _prebuilt_note(), file=err)
         err.flush()
     finally:
         for w in locals().get("workers", []):  # Ctrl-C or an error: no shard process outlives the player
@@ -242,7 +253,7 @@ def play(player: BeamRun, seconds: float | None, out=None, err=None, compiler=No
     share = f" ({100 * waited / seconds:.0f} % of -t {seconds:g})" if seconds else ""
     print(f"play_icfp2015: cold start {waited:.1f} s{share} before the first compiled move"
           f"{' (none was made)' if first is None else ''}; meanwhile the plain-Python player placed {quick.units} "
-          f"units" + ("" if compiler is None else f"; {compiler.summary()}"), file=err)
+          f"units" + ("" if compiler is None else f"; {compiler.summary()}") + _prebuilt_note(), file=err)
     err.flush()
     if compiler is not None:
         compiler.close()
