@@ -18,6 +18,11 @@ again), then each stage of ``runners/hextris/precompile.py`` alone, each in its 
 plays every game of the problems to its end with the plain-Python player alone, its full policy against its cheap
 one (the earlier policy, which it falls back to when time is short), and prints the exact totals and CPU seconds.
 
+    python bench/hextris_coldstart.py --problems 0-9 --seconds 30 --no-prebuilt
+
+runs the cold side without the compiled code that comes with the package (``PUZZLEBATCH_PREBUILT=0``: the kernels
+compiled in other processes while the plain-Python player plays), as on a machine the package has no build for.
+
     python bench/hextris_coldstart.py --problems 0-9 --seconds 30 --cores 2
 
 passes ``-c 2`` to both runs (the games split over two processes).
@@ -135,6 +140,8 @@ def main() -> int:
     ap.add_argument("--cores", type=int, help="-c for play_icfp2015 (default: its own default, every core)")
     ap.add_argument("--compile-times", action="store_true", help="only the compile seconds per kernel")
     ap.add_argument("--quick", action="store_true", help="only the plain-Python player, full against cheap policy")
+    ap.add_argument("--no-prebuilt", action="store_true",
+                    help="cold runs without the package's compiled code (PUZZLEBATCH_PREBUILT=0)")
     ap.add_argument("--warm-seconds", help="comma-separated -t values: warm runs only, one total for each")
     args = ap.parse_args()
     env = dict(os.environ, PYTHONPATH=str(ROOT))
@@ -161,7 +168,9 @@ def main() -> int:
     cold_sum = warm_sum = 0
     for n in parse_problem_range(args.problems):
         with tempfile.TemporaryDirectory() as empty:
-            cold = play(n, args.seconds, dict(env, PUZZLEBATCH_CACHE_DIR=empty), args.cores)
+            cold_env = dict(env, PUZZLEBATCH_CACHE_DIR=empty, **({"PUZZLEBATCH_PREBUILT": "0"} if args.no_prebuilt
+                                                                 else {}))
+            cold = play(n, args.seconds, cold_env, args.cores)
         warm = play(n, args.seconds, env, args.cores)
         cold_sum, warm_sum = cold_sum + cold[0], warm_sum + warm[0]
         print(f"problem {n}: cold {cold[0]:,} ({cold[1]} in progress) warm {warm[0]:,} ({warm[1]} in progress)"
