@@ -4,7 +4,9 @@
         [--save OUT.json] [--keep-cache]
 
 One ``play_icfp2015 -f problem_0.json ... -f problem_24.json -t SECONDS [-c N] [-m MB]`` process, started with a
-fresh, empty ``PUZZLEBATCH_CACHE_DIR`` (as on a new machine: every kernel compiled inside ``-t``); its stdout (the
+fresh, empty ``PUZZLEBATCH_CACHE_DIR`` (as on a new machine: the package's compiled code copied in where it has a
+build for this machine and CPU, every kernel compiled inside ``-t`` otherwise; ``PUZZLEBATCH_PREBUILT=0`` in the
+environment forces the latter); its stdout (the
 official JSON, nothing else) is kept, every answer re-scored by the exact scorer, each problem's score ranked on the
 published qualifying leaderboard with ours inserted, and the rank sum compared with the leader's (Unagi).  Prints the
 wall time from the process's start to its exit, its maximum resident size, the cold start lines of stderr, the

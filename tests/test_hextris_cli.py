@@ -292,6 +292,12 @@ def test_play_icfp2015_never_returns_less_than_the_greedy_player(cpu, capsys, mo
         return []
 
     monkeypatch.setattr(hextris_player, "play_problems", stub)
+    # nor does the cold start's plain-Python player race the compiled ones (it plays until their first move, which
+    # a compiling process can delay: its answers are tested on their own)
+    from puzzlebatch.runners.hextris import coldstart, precompile
+
+    monkeypatch.setattr(coldstart.QuickPlayer, "run", lambda self, stop=None, deadline=None: None)
+    monkeypatch.setattr(precompile.Precompiler, "start", classmethod(lambda cls, processes=1: None))
     code = play_icfp2015.main(["-f", str(PROBLEMS / "problem_21.json"), "-f", str(PROBLEMS / "problem_13.json"),
                                "-t", "600", "-m", "2000", "-c", "1", "--backend", "cpu"])
     doc = json.loads(capsys.readouterr().out)

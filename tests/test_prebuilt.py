@@ -130,11 +130,11 @@ def test_the_cpu_level_is_part_of_a_cpu_units_cache_key(monkeypatch):
     host = cache.source_key(names, "cpu")
     monkeypatch.setattr(config, "CPU_NAME", "x86-64-v3")
     monkeypatch.setattr(config, "CPU_FEATURES", "")
-    assert prebuilt.cpu_level() == "x86-64-v3:"
+    assert cache.cpu_level() == "x86-64-v3:"
     assert cache.source_key(names, "cpu") != host
     monkeypatch.setattr(config, "CPU_NAME", None)
     monkeypatch.setattr(config, "CPU_FEATURES", None)
-    assert cache.source_key(names, "cpu") == host and prebuilt.cpu_level() == "host"
+    assert cache.source_key(names, "cpu") == host and cache.cpu_level() == "host"
 
 
 def test_activate_leaves_a_process_that_compiled_already_or_a_users_cpu_choice(monkeypatch):
@@ -149,3 +149,22 @@ def test_activate_leaves_a_process_that_compiled_already_or_a_users_cpu_choice(m
     assert config.CPU_NAME == before and "NUMBA_CPU_NAME" not in os.environ
     monkeypatch.setenv("NUMBA_CPU_NAME", "generic")
     assert prebuilt.activate() is False and os.environ["NUMBA_CPU_NAME"] == "generic"
+
+
+@needs_level
+def test_warmup_from_a_host_process_warms_the_shipped_family_in_a_child_for_its_level(tmp_path, monkeypatch):
+    """``puzzlebatch warmup`` of several families compiles the others for the host, in its own process; hex Tetris
+    runs for the portable level, so its warm-up runs in a child process that compiles for that level (here it only
+    copies the package's build in: nothing to compile)."""
+    if not shipped():
+        pytest.skip("no prebuilt code for this Python and numba")
+    from puzzlebatch.cli import main
+    from puzzlebatch.cli.warmup import warm_up
+
+    monkeypatch.setenv("PUZZLEBATCH_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("PYTHONPATH", str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    monkeypatch.delenv("NUMBA_ENABLE_CUDASIM", raising=False)
+    assert not prebuilt.active()
+    [got] = warm_up(["hextris"], main)
+    assert got.family == "hextris" and got.tasks == 4 and got.compile_seconds == 0.0
+    assert [p.name for p in (tmp_path / "cache").glob("numba/*/*")] == [p.name for p in shipped()]

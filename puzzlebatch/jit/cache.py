@@ -7,7 +7,7 @@ function belongs to a *unit* (:mod:`puzzlebatch.jit.unit`) and its entries live 
     <root>/numba/<python>-numba<version>/<unit label>-<source key>/
 
 where the source key hashes the package version, the Python minor version and machine, numba's (and numba-cuda's)
-version, the CPU level compiled for (:func:`puzzlebatch.jit.prebuilt.cpu_level`) and the bytes of every source file
+version, the CPU level compiled for (:func:`cpu_level`) and the bytes of every source file
 the unit's code depends on: its modules and, transitively, every module they import from the same package.  Nothing
 in it is peculiar to one machine's files, so a folder built elsewhere (the package's prebuilt code) is valid here.
 Any edit to any of those files gives a new folder, so nothing stale can be loaded; old folders are only disk space
@@ -217,8 +217,6 @@ def source_key(module_names: list[str], target: str, extra: str = "") -> str:
     says how they are compiled together."""
     from puzzlebatch import __version__
 
-    from puzzlebatch.jit.prebuilt import cpu_level
-
     h = hashlib.sha256()
     # the Python minor version and the machine, not the exact build: compiled code shipped with the package
     # (puzzlebatch.jit.prebuilt) must find its folder under any build of that Python; the CPU it is compiled for
@@ -229,6 +227,19 @@ def source_key(module_names: list[str], target: str, extra: str = "") -> str:
         h.update(os.path.basename(path).encode())
         h.update(_digest(path))
     return h.hexdigest()[:16]
+
+
+def cpu_level() -> str:
+    """What this process's CPU code is compiled for, as a cache key part: ``host``, or the CPU name (and features)
+    numba was told to compile for (``NUMBA_CPU_NAME``, set by the user or by :func:`puzzlebatch.jit.prebuilt.activate`
+    for the package's shipped code)."""
+    if "numba" in sys.modules:
+        from numba.core import config
+
+        name, feats = config.CPU_NAME, config.CPU_FEATURES
+    else:
+        name, feats = os.environ.get("NUMBA_CPU_NAME"), os.environ.get("NUMBA_CPU_FEATURES")
+    return "host" if not name else f"{name}:{feats or ''}"
 
 
 def loaded_fingerprint(modules) -> str:

@@ -9,7 +9,7 @@ package ships that code compiled, like a wheel ships a C extension:
   POPCNT, every x86-64 CPU from about 2015 on), not for the build machine's own CPU.  The commands of a family in
   :data:`FAMILIES`, run as a program (``puzzlebatch hextris ...``, ``play_icfp2015``), compile for that level
   too (:func:`activate`), on a CPU that has it, so their own cache entries, ``puzzlebatch warmup hextris`` and the
-  shipped ones are the same.  The level is part of a unit's cache key (:func:`cpu_level`), so code built for it
+  shipped ones are the same.  The level is part of a unit's cache key (``cache.cpu_level``), so code built for it
   and code built for the host never share a folder;
 * it lives under ``puzzlebatch/data/prebuilt/<python>-numba<version>/<unit folder>/``, the numba cache files of
   each unit (:mod:`puzzlebatch.jit.unit`), whose folder names hash every source file the code depends on;
@@ -71,18 +71,6 @@ def level() -> str | None:
     return name if needs <= have else None
 
 
-def cpu_level() -> str:
-    """What this process's CPU code is compiled for, as a cache key part: ``host``, or the CPU name (and features)
-    numba was told to compile for (:func:`activate`, or the user's ``NUMBA_CPU_NAME``)."""
-    if "numba" in sys.modules:
-        from numba.core import config
-
-        name, feats = config.CPU_NAME, config.CPU_FEATURES
-    else:
-        name, feats = os.environ.get("NUMBA_CPU_NAME"), os.environ.get("NUMBA_CPU_FEATURES")
-    return "host" if not name else f"{name}:{feats or ''}"
-
-
 def _codegen_built() -> bool:
     """True once numba has made its CPU code generator (its CPU name is fixed from then on)."""
     reg = sys.modules.get("numba.core.registry")
@@ -112,6 +100,9 @@ def activate() -> bool:
 
 
 def active() -> bool:
+    """True when this process compiles for the portable level."""
+    from puzzlebatch.jit.cache import cpu_level
+
     lv = level()
     return lv is not None and cpu_level() == f"{lv}:"
 
@@ -229,13 +220,19 @@ def build(families=tuple(FAMILIES), out=sys.stdout) -> None:
                   file=out)
 
 
-def main(argv: list[str] | None = None) -> int:
-    import argparse
+USAGE = "usage: python -m puzzlebatch.jit.prebuilt [--check]"
 
-    ap = argparse.ArgumentParser(prog="python -m puzzlebatch.jit.prebuilt", description=__doc__.split("\n")[0])
-    ap.add_argument("--check", action="store_true", help="exit 1 when the shipped code is not the current one")
-    args = ap.parse_args(argv)
-    if args.check:
+
+def main(argv: list[str] | None = None) -> int:
+    """Build the shipped code, or with ``--check`` say what is out of date (exit 1)."""
+    argv = sys.argv[1:] if argv is None else argv
+    if argv in (["-h"], ["--help"]):
+        print(USAGE + "\n\n" + __doc__.split("\n\n")[0])
+        return 0
+    if argv not in ([], ["--check"]):
+        print(f"{USAGE}\nprebuilt: error: unknown arguments {' '.join(argv)}", file=sys.stderr)
+        return 2
+    if argv:
         problems = check()
         for p in problems:
             print(f"prebuilt: {p}")
