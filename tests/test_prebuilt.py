@@ -168,3 +168,30 @@ def test_warmup_from_a_host_process_warms_the_shipped_family_in_a_child_for_its_
     [got] = warm_up(["hextris"], main)
     assert got.family == "hextris" and got.tasks == 4 and got.compile_seconds == 0.0
     assert [p.name for p in (tmp_path / "cache").glob("numba/*/*")] == [p.name for p in shipped()]
+
+
+@needs_level
+def test_warmup_prune_keeps_the_folders_a_child_process_warmed(tmp_path, monkeypatch, capsys):
+    """``warmup --prune`` removes unit folders of older sources; the hex Tetris folders of the current sources,
+    warmed in a child process for the portable level (and the host's, for Python callers), are not older."""
+    if not shipped():
+        pytest.skip("no prebuilt code for this Python and numba")
+    from puzzlebatch.cli import main
+
+    monkeypatch.setenv("PUZZLEBATCH_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("PYTHONPATH", str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    monkeypatch.delenv("NUMBA_ENABLE_CUDASIM", raising=False)
+    old = cache.compile_cache_dir() / "hextris-cpu-0123456789abcdef"
+    old.mkdir(parents=True)
+    assert main(["warmup", "hextris", "--prune", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["pruned"] == [str(old)] and not old.exists()
+    assert [p.name for p in cache.compile_cache_dir().iterdir()] == [p.name for p in shipped()]
+
+
+def test_info_says_whether_the_shipped_code_serves_this_machine(monkeypatch):
+    got = prebuilt.summary()
+    assert got["families"] == ["hextris"] and got["used"] == (prebuilt.level() is not None and bool(shipped()))
+    monkeypatch.setenv(prebuilt.ENV_PREBUILT, "0")
+    off = prebuilt.summary()
+    assert off["used"] is False and off["why_not"] == f"{prebuilt.ENV_PREBUILT}=0"

@@ -16,6 +16,7 @@ def _version(name: str) -> str | None:
 def collect() -> dict:
     from puzzlebatch import __version__
     from puzzlebatch.cli.warmup import cache_summary
+    from puzzlebatch.jit import prebuilt
     from puzzlebatch.runners.engine.backend import cpu_description, gpu_info, select_backend, simulator_enabled
 
     cuda_reason = None
@@ -46,6 +47,7 @@ def collect() -> dict:
         "launch": _launch_geometry(),
         "array_namespace": _array_namespace(),
         "compile_cache": cache_summary(),
+        "prebuilt": prebuilt.summary(),
     }
 
 
@@ -97,6 +99,9 @@ def run(args) -> int:
     state = "on" if c["enabled"] else "off (PUZZLEBATCH_NO_CACHE)"
     print(f"compile cache: {c['folder']} ({state}; {c['units']} compiled units, {c['bytes'] / 2**20:.1f} MiB; "
           "set PUZZLEBATCH_CACHE_DIR to move it, `puzzlebatch warmup` fills it)")
+    p = doc["prebuilt"]
+    print(f"compiled code shipped: {', '.join(p['families'])} for {p['level']} ({', '.join(p['builds']) or 'none'}): "
+          + ("used on this machine (copied into an empty cache)" if p["used"] else f"not used here: {p['why_not']}"))
     print("dependencies:")
     for name, ver in doc["dependencies"].items():
         print(f"  {name:24s} {ver or '-'}")

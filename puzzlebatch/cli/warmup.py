@@ -135,7 +135,8 @@ def cache_summary() -> dict:
 def run(args) -> int:
     from puzzlebatch.cli.options import print_json
     from puzzlebatch.errors import PuzzleInputError
-    from puzzlebatch.jit import cache, unit
+    from puzzlebatch.jit import cache
+    from puzzlebatch.jit.unit import built_units
     from puzzlebatch.runners.engine.backend import select_backend
     from puzzlebatch.runners.engine.progress import bar
 
@@ -159,7 +160,13 @@ def run(args) -> int:
         progress.close()
     pruned = []
     if args.prune:
-        pruned = [str(p) for p in cache.prune([os.path.basename(u.folder) for u in unit.built_units()])]
+        from puzzlebatch.jit import prebuilt
+
+        keep = [os.path.basename(u.folder) for u in built_units()]
+        elsewhere = [r.family for r in results if _portable_elsewhere(r.family)]  # warmed in a child process
+        if elsewhere:  # their folders for the portable level, and for this host (both of the current sources)
+            keep += prebuilt.current_folders(elsewhere) + [f for fam in elsewhere for f in prebuilt.unit_folders(fam)]
+        pruned = [str(p) for p in cache.prune(keep)]
     doc = {"backend": backend.name, "families": [r.to_json() for r in results], "cache": cache_summary(),
            "pruned": pruned}
     if args.json:

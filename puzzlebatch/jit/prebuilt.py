@@ -152,6 +152,22 @@ def report() -> str:
     return f"compiled code from the package ({level()}, {files} files) copied into the empty cache in {secs:.2f} s"
 
 
+def summary() -> dict:
+    """What the package ships and whether it serves this machine (``puzzlebatch info``)."""
+    builds = sorted(p.name for p in ROOT.iterdir()) if ROOT.is_dir() else []
+    lv, here = level(), shipped_dir().name
+    if disabled():
+        why = f"{ENV_PREBUILT}=0"
+    elif lv is None:
+        why = f"this CPU ({platform.machine()}) lacks the level's features"
+    elif here not in builds:
+        why = f"built for {', '.join(builds) or 'nothing'}, this is {here}"
+    else:
+        why = ""
+    return {"families": sorted(FAMILIES), "level": LEVELS.get("x86_64", ("", None))[0], "builds": builds,
+            "used": not why, "why_not": why or None}
+
+
 # -- building ------------------------------------------------------------------------------------------------------
 
 def unit_folders(family: str) -> list[str]:
