@@ -198,12 +198,17 @@ def warmup_tasks(b: list[str], tmp) -> list[tuple[str, list[str]]]:
     sol = tmp / "solution.json"
     sol.write_text(json.dumps([{"problemId": 1, "seed": seed, "tag": "warmup", "solution": "Ei! ia! ia!"}]),
                    encoding="utf-8")
+    from puzzlebatch.puzzles.hextris.model import DATA_DIR
+
+    doc = json.loads((DATA_DIR / "problems" / "problem_1.json").read_text(encoding="utf-8"))
+    short = tmp / "problem_1_short.json"
+    short.write_text(json.dumps(dict(doc, sourceLength=3, sourceSeeds=[seed])), encoding="utf-8")
     return [("score", ["score", problem, str(sol), *b, "--json"]),
             ("greedy play", ["play", problem, "--player", "greedy", "--seed", str(seed), *b,
                              "--json"]),
             ("beam play", ["play", problem, "--seed", str(seed), "--beam", "1", "--keep", "2", *b,
                            "--json"]),
-            # a timed play compiles the narrowed search's kernel first (``player._warm_up``); a limit it does not
-            # reach (one game at beam 1), so that nothing stops it before that kernel is in the cache
-            ("timed beam play", ["play", problem, "--seed", str(seed), "--beam", "1", "--keep", "2", "-t", "600",
-                                 *b, "--json"])]
+            # a timed play compiles the narrowed search's kernel first (``player._warm_up``): a limit it does not
+            # reach, so that nothing stops it before that kernel is in the cache, on the problem cut to three units
+            # (a timed beam widens to use the time left)
+            ("timed beam play", ["play", str(short), "--beam", "1", "--keep", "2", "-t", "600", *b, "--json"])]
