@@ -17,7 +17,8 @@ def collect() -> dict:
     from puzzlebatch import __version__
     from puzzlebatch.cli.warmup import cache_summary
     from puzzlebatch.jit import prebuilt
-    from puzzlebatch.runners.engine.backend import cpu_description, gpu_info, select_backend, simulator_enabled
+    from puzzlebatch.runners.engine.backend import (cpu_description, cuda_compiler_problem, gpu_info, select_backend,
+                                                     simulator_enabled)
 
     cuda_reason = None
     try:
@@ -28,6 +29,8 @@ def collect() -> dict:
             cuda_reason = "numba.cuda.is_available() is False (no GPU or no driver)"
     except Exception as exc:  # numba-cuda missing or broken: say why
         cuda_ok, cuda_reason = False, f"{type(exc).__name__}: {exc}"
+    if cuda_ok and cuda_compiler_problem() is not None:  # a GPU, but no kernel would compile
+        cuda_ok, cuda_reason = False, cuda_compiler_problem()
     deps = ["numpy", "numba", "platformdirs", "numba-cuda", "llvmlite", "h5py", "tqdm", "matplotlib", "cupy-cuda12x",
             "cupy-cuda13x", "dask", "distributed", "cuda-bindings", "nvidia-cuda-nvcc-cu12"]
     return {

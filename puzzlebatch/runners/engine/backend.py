@@ -8,16 +8,18 @@ picks the drivers for the one chosen (ARCHITECTURE.md, "One rule, two backends")
 
 from __future__ import annotations
 
+import functools
 import os
 import platform
+import sys
 from dataclasses import dataclass
 from typing import Literal
 
 from puzzlebatch.errors import BackendUnavailableError
 from puzzlebatch.gpu_kernels.detect import gpu_info, nvidia_driver_present, simulator_enabled
 
-__all__ = ["REQUESTS", "Backend", "BackendName", "cpu_description", "gpu_info", "nvidia_driver_present",
-           "select_backend", "simulator_enabled"]
+__all__ = ["REQUESTS", "Backend", "BackendName", "cpu_description", "cuda_compiler_problem", "gpu_info",
+           "nvidia_driver_present", "select_backend", "simulator_enabled"]
 
 BackendName = Literal["cpu", "cuda", "cudasim"]
 REQUESTS = ("auto", "cpu", "cuda")
@@ -43,6 +45,31 @@ class Backend:
     @property
     def kind(self) -> Literal["cpu", "cuda"]:
         return "cpu" if self.name == "cpu" else "cuda"
+
+
+@functools.cache
+def cuda_compiler_problem() -> str | None:
+    """Why numba-cuda cannot compile a kernel in this environment, in one line, or None when it can.
+
+    Loads the CUDA target's typing registries, as the first kernel compile would. A numba-cuda too old for the
+    installed numpy fails there (numba-cuda 0.30.4 under numpy 2.5 stops on the removed ``np.row_stack``), which
+    would otherwise surface as a long traceback from the first launch.
+    """
+    try:
+        from numba.cuda.descriptor import cuda_target
+
+        cuda_target.typing_context.refresh()
+    except Exception as exc:  # any failure here would fail every kernel compile
+        versions = []
+        for name in ("numba-cuda", "numpy"):
+            try:
+                from importlib.metadata import version
+
+                versions.append(f"{name} {version(name)}")
+            except Exception:
+                versions.append(f"{name} ?")
+        return f"{type(exc).__name__}: {exc} ({', '.join(versions)}: install versions that work together)"
+    return None
 
 
 def cpu_description() -> str:
@@ -88,7 +115,14 @@ def _select(requested: str) -> Backend:
         return Backend("cpu", cpu_description())
     gpu = gpu_info()
     if gpu is not None:
-        return Backend("cuda", gpu["name"])
+        problem = cuda_compiler_problem()
+        if problem is None:
+            return Backend("cuda", gpu["name"])
+        why = f"{gpu['name']} is present but numba-cuda cannot compile kernels here: {problem}"
+        if requested == "cuda":
+            raise BackendUnavailableError(f"--backend cuda: {why}; use --backend cpu")
+        print(f"puzzlebatch: warning: {why}; --backend auto runs on the cpu", file=sys.stderr, flush=True)
+        return Backend("cpu", cpu_description())
     if requested == "cuda":
         raise BackendUnavailableError(
             "--backend cuda: no CUDA GPU is available on this machine (numba.cuda.is_available() is False); "
