@@ -161,6 +161,44 @@ def test_geometry_from_the_device_and_from_the_config(monkeypatch):
     assert doc["source"] == "config" and doc["why"] == "simulator"
 
 
+
+def test_loading_a_kernel_onto_the_device_is_not_counted_as_work(monkeypatch):
+    """The first look at a kernel's registers loads its module (the driver's PTX compile: seconds for a large
+    kernel on a fresh machine). That time is loading, like a CPU cache load, and is left out of a result's seconds;
+    a compile the cache class already counted is not counted twice. A fake clock, no GPU."""
+    from puzzlebatch.jit import clock
+
+    now = [100.0]
+    monkeypatch.setattr(geometry.time, "perf_counter", lambda: now[0])
+
+    class Compiled:
+        max_threads_per_block = 1024
+
+        @property
+        def regs_per_thread(self):
+            now[0] += 5.0  # the driver loads the module
+            return 64
+
+    class Kernel:
+        def typeof_pyval(self, value):
+            return type(value).__name__
+
+        def compile(self, argtypes):
+            now[0] += 2.0  # numba compiles to PTX, 1 s of it timed by the cache class
+            clock.add(1.0)
+            return Compiled()
+
+    kernel, load0, compile0 = Kernel(), clock.load_seconds(), clock.compile_seconds()
+    g = geometry.kernel_geometry(kernel, (1, 2.0), H100)
+    assert g.source == "device"
+    assert clock.compile_seconds() - compile0 == pytest.approx(1.0)
+    assert clock.load_seconds() - load0 == pytest.approx(6.0)  # 2 + 5 seconds, less the 1 counted as compiling
+    geometry.kernel_geometry(kernel, (1, 2.0), H100)  # loaded already: nothing more is left out of the work
+    assert clock.load_seconds() - load0 == pytest.approx(6.0)
+    geometry.kernel_geometry(kernel, (1, 2), H100)  # other argument types: another specialisation, loaded once
+    assert clock.load_seconds() - load0 == pytest.approx(12.0)
+
+
 # -- the simulator: tables uploaded once per run, transfers counted -------------------------------------------------
 
 @pytest.mark.gpu
