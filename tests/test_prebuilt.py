@@ -97,6 +97,7 @@ def test_seed_copies_a_shipped_folder_into_an_empty_one_only(tmp_path, monkeypat
     assert prebuilt.seed(str(dst)) is True
     assert sorted(p.name for p in dst.iterdir()) == ["f-u.py311.1.nbc", "f-u.py311.nbi"]
     assert "2 files" in prebuilt.report()
+    assert prebuilt.report() == ""  # said once: a second run in this process does not repeat it
     (dst / "f-u.py311.nbi").write_bytes(b"the user's own index")
     assert prebuilt.seed(str(dst)) is False  # a folder with an index is the user's: never overwritten
     assert (dst / "f-u.py311.nbi").read_bytes() == b"the user's own index"

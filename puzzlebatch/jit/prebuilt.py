@@ -144,11 +144,13 @@ def seed(folder: str) -> bool:
 
 
 def report() -> str:
-    """One line's worth on what :func:`seed` did in this process ('' when nothing)."""
+    """One line's worth on what :func:`seed` did since the last report in this process ('' when nothing): a
+    second run in the same process (``play_icfp2015.main`` called twice) does not repeat the first one's copy."""
     if not seeded:
         return ""
     files = sum(n for _, n, _ in seeded)
     secs = sum(s for _, _, s in seeded)
+    seeded.clear()
     return f"compiled code from the package ({level()}, {files} files) copied into the empty cache in {secs:.2f} s"
 
 
