@@ -11,6 +11,12 @@ from pathlib import Path
 if os.environ.get("PUZZLEBATCH_REAL_GPU", "0") in ("", "0"):
     os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
 
+# pytest-xdist runs a worker a core, and each worker's numba runs a thread a core: more threads than cores. With
+# OpenMP's default wait policy an idle thread spins for its next parallel region and takes the core a busy one
+# needs; a count cut into thousands of tiny launches then ran 10x slower (three such processes at once on two
+# cores: 79-113 s against 9-12 s, passive). Read once, when numba first loads its OpenMP layer, hence here.
+os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.reference importable
 
 import pytest  # noqa: E402
