@@ -47,6 +47,7 @@ def broken_cuda_compiler(monkeypatch):
     monkeypatch.setattr(backend, "gpu_info", lambda: {"name": "NVIDIA Test GPU"})
     problem = "AttributeError: module 'numpy' has no attribute 'row_stack' (numba-cuda 0.30.4, numpy 2.5.2: ...)"
     monkeypatch.setattr(backend, "cuda_compiler_problem", lambda: problem)
+    monkeypatch.setattr(backend, "_warned", set())
     return problem
 
 
@@ -63,6 +64,7 @@ def test_auto_runs_on_the_cpu_and_says_why_when_the_cuda_compiler_is_broken(brok
     err = capsys.readouterr().err
     assert "warning: NVIDIA Test GPU is present" in err and "--backend auto runs on the cpu" in err
     assert "row_stack" in err and err.count("\n") == 1
+    assert select_backend("auto").name == "cpu" and capsys.readouterr().err == ""  # said once a process
 
 
 def test_the_cli_gives_one_line_and_status_2_when_the_cuda_compiler_is_broken(broken_cuda_compiler, capsys):

@@ -23,6 +23,7 @@ __all__ = ["REQUESTS", "Backend", "BackendName", "cpu_description", "cuda_compil
 
 BackendName = Literal["cpu", "cuda", "cudasim"]
 REQUESTS = ("auto", "cpu", "cuda")
+_warned: set[str] = set()  # the warnings about a GPU that cannot be used, said once each
 
 
 @dataclass(frozen=True)
@@ -121,7 +122,9 @@ def _select(requested: str) -> Backend:
         why = f"{gpu['name']} is present but numba-cuda cannot compile kernels here: {problem}"
         if requested == "cuda":
             raise BackendUnavailableError(f"--backend cuda: {why}; use --backend cpu")
-        print(f"puzzlebatch: warning: {why}; --backend auto runs on the cpu", file=sys.stderr, flush=True)
+        if why not in _warned:  # once a process: a script may choose a backend for each of its runs
+            _warned.add(why)
+            print(f"puzzlebatch: warning: {why}; --backend auto runs on the cpu", file=sys.stderr, flush=True)
         return Backend("cpu", cpu_description())
     if requested == "cuda":
         raise BackendUnavailableError(
