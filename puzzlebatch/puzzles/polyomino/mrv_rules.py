@@ -32,6 +32,8 @@ X6  [Count the last levels]  :func:`leaf_count`: when every completion needs at 
     compatible with it, holds the first item left and has ``r`` primary items).
 """
 
+import numpy as np
+
 WORD_BITS = 63
 M63 = 9223372036854775807
 
@@ -248,17 +250,18 @@ def place(state, depth, o, tables):
         b2 = 0
         bs = 0
         for j in range(state[pn]):
-            w = state[pn + 1 + j]
-            x = state[live + w] & ~tables[conf + w]
+            # unsigned indices: no test for a negative one (numba's wraparound) on each read of this loop
+            w = state[np.uint64(pn + 1 + j)]
+            x = state[np.uint64(live + w)] & ~tables[np.uint64(conf + w)]
             if x != 0:
-                state[child + w] = x
-                state[cn + 1 + k] = w
+                state[np.uint64(child + w)] = x
+                state[np.uint64(cn + 1 + k)] = w
                 k += 1
             while x != 0:
                 low = x & (-x)
                 x = x ^ low
                 b = obits + (w * WORD_BITS + bit_index(low)) * nw
-                c = tables[b]  # add the option's items to the 3-bit counters, saturating at eight
+                c = tables[np.uint64(b)]  # add the option's items to the 3-bit counters, saturating at eight
                 t = a0 & c
                 a0 = a0 ^ c
                 c = a1 & t
@@ -267,7 +270,7 @@ def place(state, depth, o, tables):
                 a2 = a2 ^ c
                 as_ = as_ | t
                 if nw == 2:
-                    c = tables[b + 1]
+                    c = tables[np.uint64(b + 1)]
                     t = b0 & c
                     b0 = b0 ^ c
                     c = b1 & t
