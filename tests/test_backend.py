@@ -47,7 +47,9 @@ def broken_cuda_compiler(monkeypatch):
     monkeypatch.setattr(backend, "gpu_info", lambda: {"name": "NVIDIA Test GPU"})
     problem = "AttributeError: module 'numpy' has no attribute 'row_stack' (numba-cuda 0.30.4, numpy 2.5.2: ...)"
     monkeypatch.setattr(backend, "cuda_compiler_problem", lambda: problem)
-    monkeypatch.setattr(backend, "_warned", set())
+    from puzzlebatch.jit import cache
+
+    monkeypatch.setattr(cache, "_warned", set())
     return problem
 
 

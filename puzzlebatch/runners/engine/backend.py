@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import os
 import platform
-import sys
 from dataclasses import dataclass
 from typing import Literal
 
@@ -23,7 +22,6 @@ __all__ = ["REQUESTS", "Backend", "BackendName", "cpu_description", "cuda_compil
 
 BackendName = Literal["cpu", "cuda", "cudasim"]
 REQUESTS = ("auto", "cpu", "cuda")
-_warned: set[str] = set()  # the warnings about a GPU that cannot be used, said once each
 
 
 @dataclass(frozen=True)
@@ -61,15 +59,15 @@ def cuda_compiler_problem() -> str | None:
 
         cuda_target.typing_context.refresh()
     except Exception as exc:  # any failure here would fail every kernel compile
-        versions = []
-        for name in ("numba-cuda", "numpy"):
-            try:
-                from importlib.metadata import version
+        from importlib.metadata import PackageNotFoundError, version
 
-                versions.append(f"{name} {version(name)}")
-            except Exception:
-                versions.append(f"{name} ?")
-        return f"{type(exc).__name__}: {exc} ({', '.join(versions)}: install versions that work together)"
+        def ver(name: str) -> str:
+            try:
+                return f"{name} {version(name)}"
+            except PackageNotFoundError:
+                return f"{name} ?"
+
+        return f"{type(exc).__name__}: {exc} ({ver('numba-cuda')}, {ver('numpy')}: install versions that work together)"
     return None
 
 
@@ -122,9 +120,9 @@ def _select(requested: str) -> Backend:
         why = f"{gpu['name']} is present but numba-cuda cannot compile kernels here: {problem}"
         if requested == "cuda":
             raise BackendUnavailableError(f"--backend cuda: {why}; use --backend cpu")
-        if why not in _warned:  # once a process: a script may choose a backend for each of its runs
-            _warned.add(why)
-            print(f"puzzlebatch: warning: {why}; --backend auto runs on the cpu", file=sys.stderr, flush=True)
+        from puzzlebatch.jit.cache import warn_once  # once a process: a script may choose a backend for each run
+
+        warn_once(why, f"{why}; --backend auto runs on the cpu")
         return Backend("cpu", cpu_description())
     if requested == "cuda":
         raise BackendUnavailableError(
