@@ -116,7 +116,7 @@ def test_the_first_solution_is_a_tiling(cpu):
 def _full_flood_dead(free, used, tables):
     """Every region of ``free`` by a plain flood fill on coordinates; dead when a region that is not all of
     ``free`` has a size the unused pieces cannot sum to."""
-    cells = [i for i in range(64) if (free >> i) & 1]
+    cells = [i for i in range(free.bit_length()) if (free >> i) & 1]
     shape = tables["shape"]
     left = [s for g, s in enumerate(tables["sizes"]) if not (used >> g) & 1]
     sums = {0}

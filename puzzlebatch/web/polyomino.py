@@ -49,10 +49,7 @@ def load_pieces(spec: dict) -> list:
             if part not in names:  # a name only: never a file on the server
                 raise PuzzleInputError(f"--pieces: unknown piece set {part!r} (known: {', '.join(names)}; "
                                        "or a piece file's text)")
-            for p in S.named_set(part):
-                if any(q.name == p.name for q in pieces):
-                    raise PuzzleInputError(f"--pieces: piece name {p.name} appears in two sets")
-                pieces.append(p)
+            S.add_set(pieces, S.named_set(part), shipped=True)
     if len(pieces) > limits.MAX_PIECES:
         raise PuzzleInputError(f"pieces: {len(pieces)} pieces, more than the {limits.MAX_PIECES} allowed")
     copies = spec.get("copies")

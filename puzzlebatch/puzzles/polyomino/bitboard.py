@@ -50,45 +50,54 @@ def list_index(cover: int, cell: int, keys: np.ndarray) -> int:
 
 def keyed_lists(masks: np.ndarray, first: np.ndarray, groups: np.ndarray, pbit: np.ndarray, nbr: np.ndarray,
                 ncell: int, key_bits: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The candidate entries, listed by first cell and key, their list starts and each cell's key cells.
+    """The candidate entries, listed by first cell and key, their list starts and each cell's key cells (the
+    one-word layout; see :func:`candidate_lists`)."""
+    n_opt = len(masks)
+    bits = np.unpackbits(masks.astype("<u8").view(np.uint8).reshape(n_opt, 8), axis=1, bitorder="little")
+    opt, starts, keys = candidate_lists(bits[:, :ncell].astype(bool), first, groups, ncell, key_bits)
+    ent = np.column_stack([masks.view(np.int64)[opt], pbit[opt], opt, nbr[opt]])
+    return ent, starts, keys
+
+
+def candidate_lists(cells: np.ndarray, first: np.ndarray, groups: np.ndarray, ncell: int,
+                    key_bits: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The options of each candidate list, by first cell and key, their list starts and each cell's key cells
+    (``cells``: an (options, cells) bool matrix of the cells each option covers).
 
     A cell's key cells are the ``key_bits`` other cells that most of its candidates cover (bit ``i`` of a key: key
     cell ``i`` is covered); list ``cell << k | key`` holds the candidates of ``cell`` that cover none of the key cells
     its key marks covered, in the order of the cell's whole list (measured on 6x10: 16 candidates looked at a node
     with one list a cell, 9.5 with four key cells; bench/log/polyomino.md)."""
-    n_opt = len(masks)
-    # per_cell[a, b]: the candidates of cell a that cover cell b (each mask's 64 bits as bytes, summed by first cell)
-    bits = np.unpackbits(masks.astype("<u8").view(np.uint8).reshape(n_opt, 8), axis=1, bitorder="little")
+    n_opt = len(first)
+    # per_cell[a, b]: the candidates of cell a that cover cell b
     by_first = np.argsort(first, kind="stable")
     firsts, starts_of = np.unique(first[by_first], return_index=True)
-    per_cell = np.zeros((ncell, 64), np.int64)
-    if n_opt:
-        per_cell[firsts] = np.add.reduceat(bits[by_first], starts_of, axis=0, dtype=np.int64)
-    per_cell[np.arange(ncell), np.arange(ncell)] = -1  # never a cell's own key
     k = max(0, min(int(key_bits), 6))
+    width = max(ncell, k)  # columns past the cells: never covered, so never keys
+    cells = np.pad(cells[:, :ncell], ((0, 0), (0, width - ncell)))
+    per_cell = np.zeros((ncell, width), np.int64)
+    if n_opt:
+        per_cell[firsts] = np.add.reduceat(cells[by_first].astype(np.int64), starts_of, axis=0)
+    per_cell[np.arange(ncell), np.arange(ncell)] = -1  # never a cell's own key
     keys = np.argsort(-per_cell, axis=1, kind="stable")[:, :k].astype(np.int64)
     # a key cell no candidate covers is no key: the cell itself (always free when its list is read)
     unused = np.take_along_axis(per_cell, keys, axis=1) <= 0
     keys[unused] = np.repeat(np.arange(ncell), k).reshape(ncell, k)[unused]
     nk = 1 << k
-    key_masks = np.zeros((ncell, nk), np.uint64)  # the key cells marked covered in each key
-    for i in range(k):
-        bit = np.where(keys[:, i] != np.arange(ncell), np.left_shift(np.uint64(1), keys[:, i].astype(np.uint64)),
-                       np.uint64(0))  # a cell's own bit never marks a list: it is free when its list is read
-        on = (np.arange(nk) >> i) & 1 == 1
-        key_masks[:, on] |= bit[:, None]
     order = np.lexsort((np.arange(n_opt), groups, first))  # by cell, piece by piece, option order within
-    # each candidate in every list of its cell whose key cells it leaves free, lists in (cell, key) order
-    fits = (masks[order][:, None] & key_masks[first[order]]) == 0  # (candidate, key)
+    # the key cells each candidate covers, as key bits (a cell's own bit never marks a list: it is free when its
+    # list is read)
+    kcell = keys[first[order]]  # (candidate, k)
+    hits = cells[order[:, None], kcell] & (kcell != first[order][:, None])
+    covers = (hits.astype(np.int64) << np.arange(k)).sum(axis=1) if k else np.zeros(n_opt, np.int64)
+    fits = (covers[:, None] & np.arange(nk)[None, :]) == 0  # (candidate, key)
     key_of, cand = np.nonzero(fits.T)  # key-major: sorted by (cell, key, order) below
     lst = (first[order][cand] << k) | key_of
     srt = np.argsort(lst, kind="stable")  # within a list, candidates stay in order: nonzero gave them ascending
     cand, lst = cand[srt], lst[srt]
-    opt = order[cand]
     starts = np.zeros(ncell * nk + 1, np.int64)
     starts[1:] = np.cumsum(np.bincount(lst, minlength=ncell * nk))
-    ent = np.column_stack([masks.view(np.int64)[opt], pbit[opt], opt, nbr[opt]])
-    return ent, starts, keys
+    return order[cand], starts, keys
 
 
 def placement_table(masks: np.ndarray, groups: np.ndarray) -> tuple[np.ndarray, int]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -380,24 +380,32 @@ def load_pieces(spec: str, unlimited: bool = False, mirror: bool | None = None,
     ``mirror`` True/False overrides free/rotations for every piece.
     """
     pieces: list[Piece] = []
-    names: set[str] = set()
     for part in spec.split("+"):
         part = part.strip()
         path = Path(part)
         if path.suffix and path.is_file():
             from puzzlebatch.outputs import read_text
 
-            got = parse_pieces(read_text(path, "--pieces"), str(path))
+            add_set(pieces, parse_pieces(read_text(path, "--pieces"), str(path)), shipped=False)
         elif path.suffix and not path.exists() and part not in set_names():
             raise PuzzleInputError(f"--pieces: no such file {part}")
         else:
-            got = named_set(part)
-        for p in got:
-            if p.name in names:
-                raise PuzzleInputError(f"--pieces: piece name {p.name} appears in two sets")
-            names.add(p.name)
-            pieces.append(p)
+            add_set(pieces, named_set(part), shipped=True)
     return with_options(pieces, unlimited, mirror, count)
+
+
+def add_set(pieces: list[Piece], got: Sequence[Piece], shipped: bool) -> None:
+    """Append the set ``got`` to ``pieces``.  A shipped set's piece whose name is taken is named after its size
+    too (``pentominoes+tetrominoes``: the tetrominoes I, T and L are I4, T4 and L4); a file's pieces keep their
+    names, and a name already taken is an error."""
+    names = {p.name for p in pieces}
+    for p in got:
+        if p.name in names and shipped and f"{p.name}{len(p.cells)}" not in names:
+            p = replace(p, name=f"{p.name}{len(p.cells)}")
+        if p.name in names:
+            raise PuzzleInputError(f"--pieces: piece name {p.name} appears in two sets")
+        names.add(p.name)
+        pieces.append(p)
 
 
 def with_options(pieces: Sequence[Piece], unlimited: bool = False, mirror: bool | None = None,

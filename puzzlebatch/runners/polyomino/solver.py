@@ -14,6 +14,8 @@ import numpy as np
 from puzzlebatch.jit.clock import work_clock
 from puzzlebatch.errors import PuzzleInputError
 from puzzlebatch.puzzles.polyomino import bitboard
+from puzzlebatch.puzzles.polyomino import bitboard2
+from puzzlebatch.puzzles.polyomino import bitboard2_rules
 from puzzlebatch.puzzles.polyomino import bitboard_rules
 from puzzlebatch.puzzles.polyomino import cover as C
 from puzzlebatch.puzzles.polyomino import mrv
@@ -92,7 +94,12 @@ def default_branch(pk: P.Packing) -> str:
     incremental MRV on larger solid boards (Bedlam, 64 cells: the first cell does not finish in 20 minutes)."""
     if pk.board.dim == 3 and pk.board.n_cells > 32:
         return "mrv"
-    return "bitboard" if bitboard.supports(pk.cover) else "first"
+    return "bitboard" if bitboard_fits(pk.cover) else "first"
+
+
+def bitboard_fits(ec: C.ExactCover) -> bool:
+    """Does ``--branch bitboard`` run on a bitboard here (one word, or two for 65 to 128 cells and pieces)?"""
+    return bitboard.supports(ec) or bitboard2.supports(ec)
 
 
 def choose_branch(ec: C.ExactCover, prune: bool = DEFAULT_PRUNE, probes: int = 48, sample: int = 20000,
@@ -106,7 +113,7 @@ def choose_branch(ec: C.ExactCover, prune: bool = DEFAULT_PRUNE, probes: int = 4
     from puzzlebatch.cpu_fallback.search import drivers
     from puzzlebatch.puzzles.search import NO_MEMO, OUT_NODES, OUT_WIDTH
 
-    modes = ["bitboard"] * bitboard.supports(ec) + ["first", "mrv"] + ["enclosed"] * (ec.geometry is not None)
+    modes = ["bitboard"] * bitboard_fits(ec) + ["first", "mrv"] + ["enclosed"] * (ec.geometry is not None)
     report: dict = {}
     for mode in modes:
         eng = engine(ec, mode, prune)
@@ -137,6 +144,8 @@ def engine(ec: C.ExactCover, mode: str = DEFAULT_MODE, prune: bool = DEFAULT_PRU
     if mode == "bitboard":
         if bitboard.supports(ec) and order is None:
             return Engine(ec, bitboard.encode(ec, prune), mode, prune, bitboard_rules)
+        if bitboard2.supports(ec) and order is None:
+            return Engine(ec, bitboard2.encode(ec, prune), mode, prune, bitboard2_rules)
         mode = "first"  # the same branching on the general tables (the result's branch says so)
     if mode == "mrv" and mrv.supports(ec):
         # incremental MRV: the options are tried in id order (an option order only steers first solutions)
