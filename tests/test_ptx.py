@@ -22,7 +22,7 @@ SCRIPT = textwrap.dedent("""
     from puzzlebatch.puzzles.snake import rules as snake_rules
     from puzzlebatch.puzzles.polyomino import rules as polyomino_rules
     from puzzlebatch.puzzles.cubes import rules as cubes_rules
-    from puzzlebatch.puzzles.polyomino import cutsearch_rules
+    from puzzlebatch.puzzles.polyomino import cutsearch_rules, mrv_rules, bitboard_rules, bitboard2_rules
     from puzzlebatch.gpu_kernels.search import drivers
 
     import numba.cuda.dispatcher as dispatcher
@@ -34,7 +34,8 @@ SCRIPT = textwrap.dedent("""
         # Device functions called from the one being compiled ask the current device for its compute capability;
         # without a GPU, answer with the target's.
         dispatcher.get_current_device = lambda cc=cc: type("Target", (), {"compute_capability": cc})()
-        for module in [snake_rules, polyomino_rules, cubes_rules, cutsearch_rules]:
+        for module in [snake_rules, polyomino_rules, cubes_rules, cutsearch_rules, mrv_rules, bitboard_rules,
+                       bitboard2_rules]:
             twins = compile_rules(module, "cuda")
             for name, twin in twins.functions.items():
                 params = inspect.signature(twin.py_func).parameters
@@ -120,5 +121,9 @@ def test_rules_and_kernels_compile_to_ptx(cc):
     for rule in ("apply", "undo", "next_choice", "branch_cell", "set_rotation", "region_ok"):
         assert f"puzzlebatch.puzzles.polyomino.cutsearch_rules.{rule}@{tag}" in done
     assert f"puzzlebatch.puzzles.polyomino.cutsearch_rules.dfs_kernel@{tag}" in done
+    for module, rule in [("mrv_rules", "place"), ("bitboard_rules", "dead_region"), ("bitboard2_rules", "dead_region"),
+                         ("bitboard2_rules", "shift_down"), ("bitboard2_rules", "leaf_count")]:
+        assert f"puzzlebatch.puzzles.polyomino.{module}.{rule}@{tag}" in done
+        assert f"puzzlebatch.puzzles.polyomino.{module}.dfs_kernel@{tag}" in done
     for name in ("bfs_expand_kernel", "pdb_expand_kernel", "ida_kernel"):
         assert f"puzzlebatch.gpu_kernels.sliding.{name}@{tag}" in done

@@ -524,10 +524,11 @@ def count(board: str | Path | P.Board | None, pieces: str | Path | Sequence[S.Pi
     exact
         ``transfer``: ``"crt"`` (residues on the backend), ``"bigint"`` (CPU) or ``"auto"`` (crt on CUDA).
     branch
-        ``"bitboard"`` (first empty cell on a one-word bitboard: boards of at most 64 cells, each piece once; the
-        default where it applies, except solid boards of over 32 cells), ``"first"`` (first empty cell, any
-        board; the default where the bitboard does not apply), ``"mrv"`` (most constrained; the default on solid
-        boards of over 32 cells), ``"enclosed"`` or ``"auto"`` (predicted fastest).
+        ``"bitboard"`` (first empty cell on a bitboard of one word, or of two where cells and pieces together
+        number 65 to 128; each piece once; the default where it applies, except solid boards of over 32
+        cells), ``"first"`` (first empty cell, any board; the default where the bitboard does not apply),
+        ``"mrv"`` (most constrained; the default on solid boards of over 32 cells), ``"enclosed"`` or ``"auto"``
+        (predicted fastest).
     prune
         Run the dead-region (subset-sum) test.
     verify

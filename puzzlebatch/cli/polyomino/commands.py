@@ -281,8 +281,9 @@ def _problem_args(p, board_default: str | None = None) -> None:
 def _search_args(p) -> None:
     add_backend_argument(p)
     p.add_argument("--branch", choices=["bitboard", "first", "mrv", "enclosed", "auto"], default=None,
-                   help="bitboard: the first empty cell on a one-word bitboard (boards of at most 64 cells, each "
-                        "piece once: pentomino rectangles, IQ Puzzler Pro, Soma; the fastest there and the default "
+                   help="bitboard: the first empty cell on a bitboard of one word (up to 64 cells: pentomino "
+                        "rectangles, IQ Puzzler Pro, Soma) or two (cells and pieces up to 128 together), each "
+                        "piece once; the fastest there and the default "
                         "where it applies, except solid boards of over 32 cells); first: the first empty cell on "
                         "any board (the default where the bitboard does not apply); mrv: the most constrained "
                         "item, cell or piece, with incremental counts (the default on solid boards of over 32 "
@@ -386,11 +387,15 @@ def warmup_tasks(b: list[str], tmp) -> list[tuple[str, list[str]]]:
     (``puzzlebatch warmup``); ``b`` is the backend option, ``tmp`` a scratch folder."""
     out = str(tmp / "warmup.h5")
     pieces = tmp / "cut.txt"
+    wide = tmp / "two-words.txt"  # 72 cells, of which a 4x5 corner is free: the two-word bitboard
+    wide.write_text("\n".join(("...." if y < 5 else "####") + "#####" for y in range(8)) + "\n")
     tasks = [("solve", ["solve", "--board", "5x4", "--pieces", "tetrominoes", *b, "--json"]),
              ("count", ["count", "--board", "5x4", "--pieces", "tetrominoes", *b, "--json"]),
              # merged states: layers large enough to grow the hash table (a fraction of a second of search)
              ("count --merge yes", ["count", "--board", "12x5", "--pieces", "pentominoes", "--merge", "yes", *b,
                                     "--json"]),
+             ("two-word count", ["count", "--board", str(wide), "--pieces", "pentominoes", *b, "--json"]),
+             ("two-word solve", ["solve", "--board", str(wide), "--pieces", "pentominoes", *b, "--json"]),
              ("count --all", ["count", "--board", "4x3", "--pieces", "trominoes", "--unlimited",
                               "--all", *b, "--out", out, "--json"]),
              ("count --branch auto", ["count", "--board", "5x4", "--pieces", "tetrominoes",

@@ -90,8 +90,9 @@ class Engine:
 
 def default_branch(pk: P.Packing) -> str:
     """The branching rule measured fastest by board kind (bench/RESULTS.md): the first empty cell on flat boards
-    and small solid ones (Soma, 27 cells: 2.6x faster than MRV), on the one-word bitboard where it applies, and
-    incremental MRV on larger solid boards (Bedlam, 64 cells: the first cell does not finish in 20 minutes)."""
+    and small solid ones (Soma, 27 cells: 2.6x faster than MRV), on a bitboard (one or two words) where it
+    applies, and incremental MRV on larger solid boards (Bedlam, 64 cells: the first cell does not finish in 20
+    minutes)."""
     if pk.board.dim == 3 and pk.board.n_cells > 32:
         return "mrv"
     return "bitboard" if bitboard_fits(pk.cover) else "first"
