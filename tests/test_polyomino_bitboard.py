@@ -208,6 +208,11 @@ def test_one_launch_is_bit_identical(cpu, gpu, board, pieces, budget):
     pk = _pack(board, pieces)
     eng = RP.engine(pk.cover, "bitboard", True)
     assert eng.rules is BR
+    assert_one_launch_identical(eng, cpu, gpu, budget)
+
+
+def assert_one_launch_identical(eng, cpu, gpu, budget):
+    """One launch of a frontier of a dozen items gives the same arrays on the CPU and on ``gpu``."""
     dfs = BatchDFS(eng.problem, cpu, SearchSettings(frontier_target=12))
     frontier = dfs.expand(Frontier.root(eng.problem), SearchTotals(), 12)
     assert len(frontier) > 1

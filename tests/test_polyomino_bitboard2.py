@@ -14,10 +14,10 @@ from puzzlebatch.puzzles.polyomino import bitboard2_rules as BR2
 from puzzlebatch.puzzles.polyomino import bitboard_rules as BR
 from puzzlebatch.puzzles.polyomino import packing as P
 from puzzlebatch.puzzles.polyomino import shapes as S
-from puzzlebatch.runners.engine.search import BatchDFS, Frontier, SearchSettings, SearchTotals
+from puzzlebatch.runners.engine.search import SearchSettings
 from puzzlebatch.runners.polyomino import solver as RP
 from tests.backends import GPU
-from tests.test_polyomino_bitboard import _full_flood_dead
+from tests.test_polyomino_bitboard import _full_flood_dead, assert_one_launch_identical
 from tests.test_polyomino_mrv import oracle_count, random_packing
 
 SPLITTY = SearchSettings(budget=5, batch_size=16, frontier_target=6, first_batch_size=4)
@@ -178,15 +178,7 @@ def test_one_launch_is_bit_identical(cpu, gpu, budget):
     pk = _straddling_packing(rng, 10, 8, 12, "trominoes+tetrominoes+dominoes")
     eng = RP.engine(pk.cover, "bitboard", True)
     assert eng.rules is BR2
-    dfs = BatchDFS(eng.problem, cpu, SearchSettings(frontier_target=12))
-    frontier = dfs.expand(Frontier.root(eng.problem), SearchTotals(), 12)
-    assert len(frontier) > 1
-    results = [BatchDFS(eng.problem, b, SearchSettings(budget=budget)).run_batch(frontier, 2, 0)
-               for b in (cpu, gpu)]
-    assert gpu.name == GPU
-    for a, b, name in zip(results[0], results[1], ("out", "states", "stacks", "solutions")):
-        assert a.dtype == b.dtype and a.shape == b.shape
-        assert np.array_equal(a, b), f"{name} differs between cpu and {gpu.name}"
+    assert_one_launch_identical(eng, cpu, gpu, budget)
 
 
 @pytest.mark.gpu

@@ -122,6 +122,44 @@ def placement_table(masks: np.ndarray, groups: np.ndarray) -> tuple[np.ndarray, 
     return np.concatenate([starts, np.column_stack([cells[by], pieces[by]]).ravel()]).astype(np.int64), bits
 
 
+def common_tables(R, ec: ExactCover, prune: bool, flood: int | None, ent: np.ndarray, starts: np.ndarray,
+                  keys: np.ndarray) -> TablePacker:
+    """The tables both bitboard rules (``R``: one word or two) read alike: the goal, the region test's settings,
+    the pieces' sizes, the candidate lists (entries by field) and the key cells."""
+    ng = len(ec.groups)
+    sizes = [ec.group_size(g) for g in range(ng)]
+    placeable = [sizes[g] for g in range(ng) if ec.group_copies[g] - ec.group_used.get(g, 0) > 0]
+    packer = TablePacker(R.H_WIDTH)
+    header, put = packer.header, packer.put
+    header[R.H_GOAL] = ec.max_depth()
+    header[R.H_PRUNE] = 1 if prune else 0
+    header[R.H_FLOODK] = max(0, int(DEFAULT_FLOOD if flood is None else flood))
+    header[R.H_UNIFORM] = placeable[0] if placeable and all(s == placeable[0] for s in placeable) else 0
+    header[R.H_NG] = ng
+    header[R.H_KEYBITS] = keys.shape[1]
+    put(R.H_LSTART, starts)
+    # by field (the scan reads masks and piece bits in runs), with SCAN entries after the last list that the scan
+    # may read past a list's end (masked out by the list's length)
+    ent = np.concatenate([ent, np.zeros((R.SCAN, R.ENT_WIDTH), np.int64)])
+    header[R.H_NENT] = len(ent)
+    put(R.H_ENT, ent.T)
+    put(R.H_KEYS, keys)
+    put(R.H_GSIZE, sizes or [0])
+    return packer
+
+
+def finish_tables(R, packer: TablePacker, goal: int) -> tuple[np.ndarray, np.ndarray]:
+    """The tables, and a root state with no option chosen (the rules' state: two words, then the option and the
+    candidate list of each depth); the caller fills in its covered items and first list."""
+    s_opt = 2
+    s_item = s_opt + goal
+    packer.header[R.S_OPT] = s_opt
+    packer.header[R.S_ITEM] = s_item
+    root = np.zeros(s_item + goal + 1, np.int64)
+    root[s_opt:s_item] = -1
+    return packer.tables(), root
+
+
 def encode(ec: ExactCover, prune: bool = True, flood: int | None = None,
            key_bits: int | None = None) -> Encoded:
     """Tables and root; each cell's candidates are tried piece by piece, in option order within a piece
@@ -166,41 +204,16 @@ def encode(ec: ExactCover, prune: bool = True, flood: int | None = None,
 
     ent, starts, keys = keyed_lists(masks_u, first, groups, pbit, nbr, ncell, KEY_BITS if key_bits is None
                                     else key_bits)
-    sizes = [ec.group_size(g) for g in range(ng)]
-    placeable = [sizes[g] for g in range(ng) if ec.group_copies[g] - ec.group_used.get(g, 0) > 0]
-    uniform = placeable[0] if placeable and all(s == placeable[0] for s in placeable) else 0
-
-    packer = TablePacker(R.H_WIDTH)
+    packer = common_tables(R, ec, prune, flood, ent, starts, keys)
     header, put = packer.header, packer.put
-
-    header[R.H_GOAL] = goal
     header[R.H_FULL] = _word(full)
     header[R.H_ALL] = (1 << ng) - 1
-    header[R.H_PRUNE] = 1 if prune else 0
-    header[R.H_FLOODK] = max(0, int(DEFAULT_FLOOD if flood is None else flood))
-    header[R.H_UNIFORM] = uniform
-    header[R.H_NG] = ng
-    header[R.H_KEYBITS] = keys.shape[1]
-    put(R.H_LSTART, starts)
-    # by field (the scan reads masks and piece bits in runs), with SCAN entries after the last list that the scan
-    # may read past a list's end (masked out by the list's length)
-    ent = np.concatenate([ent, np.zeros((R.SCAN, R.ENT_WIDTH), np.int64)])
-    header[R.H_NENT] = len(ent)
-    put(R.H_ENT, ent.T)
-    put(R.H_KEYS, keys)
     put(R.H_OPT, np.column_stack([masks, pbit]))
-    put(R.H_GSIZE, sizes or [0])
     put(R.H_GROW, grow)
     phash, header[R.H_PHBITS] = placement_table(masks, groups)
     put(R.H_PHASH, phash)
-    s_opt = 2
-    s_item = s_opt + goal
-    width = s_item + goal + 1
-    header[R.S_OPT] = s_opt
-    header[R.S_ITEM] = s_item
-    tables = packer.tables()
-
-    root = np.zeros(width, np.int64)
+    tables, root = finish_tables(R, packer, goal)
+    s_item = int(tables[R.S_ITEM])
     cover = 0
     for i in ec.precovered:
         cover |= 1 << int(i)
@@ -208,7 +221,6 @@ def encode(ec: ExactCover, prune: bool = True, flood: int | None = None,
     for g in range(ng):
         if ec.group_copies[g] - ec.group_used.get(g, 0) <= 0:
             root[R.S_USED] |= 1 << g
-    root[s_opt:s_item] = -1
     free = full & ~cover
     cell = (free & -free).bit_length() - 1
     root[s_item] = list_index(cover, cell, keys) if free else -1

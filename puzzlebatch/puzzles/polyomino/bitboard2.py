@@ -11,7 +11,7 @@ import numpy as np
 
 from puzzlebatch.puzzles.polyomino import bitboard as B
 from puzzlebatch.puzzles.polyomino import bitboard2_rules as R
-from puzzlebatch.puzzles.polyomino.cover import UNLIMITED, ExactCover, TablePacker
+from puzzlebatch.puzzles.polyomino.cover import UNLIMITED, ExactCover
 
 
 def supports(ec: ExactCover) -> bool:
@@ -75,45 +75,20 @@ def encode(ec: ExactCover, prune: bool = True, flood: int | None = None,
     pairs = np.array([_pair(m) for m in item_masks], np.int64).reshape(n_opt, 2)
     nbr = np.array([_pair(around(m)) for m in cell_masks], np.int64).reshape(n_opt, 2)
     ent = np.column_stack([pairs[opt, 0], pairs[opt, 1], opt, nbr[opt, 0], nbr[opt, 1]])
-    sizes = [ec.group_size(g) for g in range(ng)]
-    placeable = [sizes[g] for g in range(ng) if ec.group_copies[g] - ec.group_used.get(g, 0) > 0]
-    uniform = placeable[0] if placeable and all(s == placeable[0] for s in placeable) else 0
-
-    packer = TablePacker(R.H_WIDTH)
+    packer = B.common_tables(R, ec, prune, flood, ent, starts, keys)
     header, put = packer.header, packer.put
-    header[R.H_GOAL] = goal
     header[R.H_FULL0], header[R.H_FULL1] = _pair(full)
     header[R.H_PALL0], header[R.H_PALL1] = _pair(((1 << ng) - 1) << ncell)
-    header[R.H_PRUNE] = 1 if prune else 0
-    header[R.H_FLOODK] = max(0, int(B.DEFAULT_FLOOD if flood is None else flood))
-    header[R.H_UNIFORM] = uniform
-    header[R.H_NG] = ng
     header[R.H_NCELL] = ncell
-    header[R.H_KEYBITS] = keys.shape[1]
-    put(R.H_LSTART, starts)
-    # by field, with SCAN entries after the last list that the scan may read past a list's end (masked out by the
-    # list's length)
-    ent = np.concatenate([ent, np.zeros((R.SCAN, R.ENT_WIDTH), np.int64)])
-    header[R.H_NENT] = len(ent)
-    put(R.H_ENT, ent.T)
-    put(R.H_KEYS, keys)
     put(R.H_OPT, pairs)
-    put(R.H_GSIZE, sizes or [0])
     put(R.H_GROW, shifts + [w for m in plus for w in _pair(m)] + [w for m in minus for w in _pair(m)])
-    s_opt = 2
-    s_item = s_opt + goal
-    width = s_item + goal + 1
-    header[R.S_OPT] = s_opt
-    header[R.S_ITEM] = s_item
-    tables = packer.tables()
-
-    root = np.zeros(width, np.int64)
+    tables, root = B.finish_tables(R, packer, goal)
+    s_item = int(tables[R.S_ITEM])
     cover = sum(1 << int(i) for i in ec.precovered)
     for g in range(ng):
         if ec.group_copies[g] - ec.group_used.get(g, 0) <= 0:
             cover |= 1 << (ncell + g)
     root[R.S_C0], root[R.S_C1] = _pair(cover)
-    root[s_opt:s_item] = -1
     free = full & ~cover
     cell = (free & -free).bit_length() - 1
     root[s_item] = B.list_index(cover & full, cell, keys) if free else -1
