@@ -186,3 +186,16 @@ def test_the_kernel_searches_merged_items_like_the_cpu(cpu, gpu):
     assert got[GPU].backend == GPU and got[GPU].merged_layers == got["cpu"].merged_layers > 0
     assert got["cpu"].solutions == got[GPU].solutions == oracle_count(pk.cover) > 0
     assert got["cpu"].nodes == got[GPU].nodes
+
+
+def test_layers_merged_in_a_symmetric_subproblem_are_reported(cpu):
+    # pieces may stay out of 5x4 (8 pentominoes and trominoes for 20 cells): no piece breaks the board's
+    # symmetries, the whole count is the subproblem that keeps them, and its merged layers are the result's
+    pk = _pack("5x4", "pentominoes+trominoes")
+    merged = RP.count_packing(pk, cpu, mode="bitboard", settings=_merged(1 << 21))
+    tree = RP.count_packing(pk, cpu, mode="bitboard", settings=SearchSettings(merge="no"))
+    assert "kept symmetries" in merged.note
+    assert merged.merged_layers > 0 and tree.merged_layers == 0
+    first = RP.count_packing(pk, cpu, mode="first")
+    assert (merged.solutions, merged.distinct) == (tree.solutions, tree.distinct) == (first.solutions, first.distinct)
+    assert merged.solutions == oracle_count(pk.cover) > 0

@@ -371,9 +371,11 @@ def count_packing_run(pk: P.Packing, backend: Backend, mode: str = DEFAULT_MODE,
                 raise AssertionError(f"Burnside: {fixed_points} fixed points over {len(syms)} symmetries is not a "
                                      "whole number of classes")
         n_distinct = fixed_points // len(syms)
+    layers = [int(totals.merged_layers)]  # the main count's merged layers, then its subproblems'
     if complete:
         for lf in rest:
-            orbits = count_orbits(eng, backend, settings, lf, images, len(syms), pool=pool, sink=sink)
+            orbits = count_orbits(eng, backend, settings, lf, images, len(syms), pool=pool, sink=sink,
+                                  layers=layers)
             nodes += orbits.nodes
             n_distinct += orbits.distinct
             n_all += orbits.solutions
@@ -382,20 +384,23 @@ def count_packing_run(pk: P.Packing, backend: Backend, mode: str = DEFAULT_MODE,
     result = CountResult(solutions=int(n_all), distinct=int(n_distinct) if distinct else None,
                          symmetries=len(syms), leaves=len(leaves), nodes=int(nodes),
                          seconds=elapsed + work_clock() - t0, backend=backend.name, branch=eng.mode,
-                         prune=eng.prune, complete=complete, note=note, merged_layers=int(totals.merged_layers))
+                         prune=eng.prune, complete=complete, note=note, merged_layers=sum(layers))
     return result, left, totals
 
 
 def count_orbits(eng: Engine, backend: Backend, settings: SearchSettings | None, leaf: P.Leaf,
                  images: np.ndarray, n_syms: int, pool=None,
-                 sink: Callable[[np.ndarray], None] | None = None) -> O.OrbitCount:
+                 sink: Callable[[np.ndarray], None] | None = None, layers: list[int] | None = None) -> O.OrbitCount:
     """The solutions below a symmetry-breaking leaf that keeps symmetries, and their classes
-    (:func:`puzzlebatch.runners.polyomino.orbits.count_orbits`), counted on this backend and pool."""
+    (:func:`puzzlebatch.runners.polyomino.orbits.count_orbits`), counted on this backend and pool; the layers
+    its counts merged are appended to ``layers``."""
     def count_leaf(leaf_sink):
         totals, left = count_engine(eng, backend, settings, frontier=leaf_frontier(eng, [leaf]), pool=pool,
                                     sink=leaf_sink)
         if len(left):
             raise AssertionError("a symmetric subproblem's count stopped before the end")
+        if layers is not None:
+            layers.append(int(totals.merged_layers))
         return int(totals.count), int(totals.nodes)
 
     return O.count_orbits(count_leaf, lambda ec: count_cover(eng, backend, settings, ec, pool=pool), eng.ec, leaf,
