@@ -28,9 +28,15 @@ def _word(v: int) -> int:
 def supports(ec: ExactCover) -> bool:
     """True when the cells are one word of items, every option belongs to a piece, each piece has one copy (or
     none left), and there are no colours or secondary items."""
-    if ec.geometry is None or ec.n_items != ec.n_primary or ec.n_primary > R.MAX_CELLS or ec.colored:
+    return ec.n_primary <= R.MAX_CELLS and len(ec.groups) <= R.WORD_BITS and pieces_once(ec)
+
+
+def pieces_once(ec: ExactCover) -> bool:
+    """What both bitboard rules need besides room: a board of cells only (no colours, no secondary items), every
+    option a piece's, each piece with one copy (or none left)."""
+    if ec.geometry is None or ec.n_items != ec.n_primary or ec.colored:
         return False
-    if not ec.options or len(ec.groups) > R.WORD_BITS or min(ec.option_group) < 0:
+    if not ec.options or min(ec.option_group) < 0:
         return False
     return all(c != UNLIMITED and c - ec.group_used.get(g, 0) <= 1 for g, c in enumerate(ec.group_copies))
 

@@ -11,17 +11,13 @@ import numpy as np
 
 from puzzlebatch.puzzles.polyomino import bitboard as B
 from puzzlebatch.puzzles.polyomino import bitboard2_rules as R
-from puzzlebatch.puzzles.polyomino.cover import UNLIMITED, ExactCover
+from puzzlebatch.puzzles.polyomino.cover import ExactCover
 
 
 def supports(ec: ExactCover) -> bool:
     """True when the cells and the pieces fit two words together, every option belongs to a piece, each piece
     has one copy (or none left), and there are no colours or secondary items."""
-    if ec.geometry is None or ec.n_items != ec.n_primary or ec.colored:
-        return False
-    if not ec.options or ec.n_primary + len(ec.groups) > R.MAX_ITEMS or min(ec.option_group) < 0:
-        return False
-    return all(c != UNLIMITED and c - ec.group_used.get(g, 0) <= 1 for g, c in enumerate(ec.group_copies))
+    return ec.n_primary + len(ec.groups) <= R.MAX_ITEMS and B.pieces_once(ec)
 
 
 def _pair(v: int) -> tuple[int, int]:
