@@ -157,6 +157,11 @@ def test_geometry_from_the_device_and_from_the_config(monkeypatch):
     assert g.blocks_for(10) == 1 and g.blocks_for(10**9) == 132 * 8 * 4
     assert geometry.from_device(H100, 64, 96).threads == 96  # the kernel allows no more
     assert geometry.kernel_geometry(object(), (), None) == geometry.from_config()
+    # a kernel whose 32 lanes share an item: blocks of a warp, one item a block
+    w = geometry.from_device(H100, 64, 1024, waves=4, lanes=32)
+    assert (w.threads, w.lanes) == (32, 32) and w.blocks_for(10) == 10 and w.blocks_for(10**9) == w.max_blocks
+    assert geometry.kernel_geometry(object(), (), None, lanes=32) == geometry.from_config(32)
+    assert geometry.from_config(32).threads == 32 and geometry.from_config(32).blocks_for(5) == 5
     doc = geometry.describe(None)
     assert doc["source"] == "config" and doc["why"] == "simulator"
 

@@ -3,6 +3,7 @@ the general engines on random packings, the region test against a full flood fil
 bit), the fallback where it does not apply, and the CUDA twin in the simulator, bit for bit."""
 
 import random
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -200,24 +201,30 @@ def test_default_and_auto_pick_it_on_flat_boards():
 
 # -- the CUDA twin in the simulator ---------------------------------------------------------------------------------
 @pytest.mark.gpu
+@pytest.mark.parametrize("lanes", [1, 32])  # a thread an item; a warp an item, sharing the candidate scans
 @pytest.mark.parametrize("board, pieces, budget", [
     ("5x3", "trominoes+tetrominoes+dominoes", 6),  # items stop on their budget and hand back stacks
     ("3x2x2", "tetracubes", 10**6),  # 3D: the region test on three axes, items finish
 ])
-def test_one_launch_is_bit_identical(cpu, gpu, board, pieces, budget):
+def test_one_launch_is_bit_identical(cpu, gpu, board, pieces, budget, lanes):
     pk = _pack(board, pieces)
     eng = RP.engine(pk.cover, "bitboard", True)
     assert eng.rules is BR
-    assert_one_launch_identical(eng, cpu, gpu, budget)
+    assert_one_launch_identical(eng, cpu, gpu, budget, lanes)
 
 
-def assert_one_launch_identical(eng, cpu, gpu, budget):
-    """One launch of a frontier of a dozen items gives the same arrays on the CPU and on ``gpu``."""
+def assert_one_launch_identical(eng, cpu, gpu, budget, lanes=1):
+    """One launch of a frontier of a dozen items gives the same arrays on the CPU and on ``gpu`` (its kernel's
+    ``lanes`` threads an item), its solutions buffer (two an item) included."""
     dfs = BatchDFS(eng.problem, cpu, SearchSettings(frontier_target=12))
     frontier = dfs.expand(Frontier.root(eng.problem), SearchTotals(), 12)
     assert len(frontier) > 1
-    results = [BatchDFS(eng.problem, b, SearchSettings(budget=budget)).run_batch(frontier, 2, 0)
-               for b in (cpu, gpu)]
+    results = []
+    for b, n in ((cpu, 1), (gpu, lanes)):
+        run = BatchDFS(eng.problem, b, SearchSettings(budget=budget, cuda_lanes=n))
+        if b is gpu:
+            assert run.kernels.lanes == lanes
+        results.append(run.run_batch(frontier, 2, 0))
     assert gpu.name == GPU
     for a, b, name in zip(results[0], results[1], ("out", "states", "stacks", "solutions")):
         assert a.dtype == b.dtype and a.shape == b.shape
@@ -225,13 +232,56 @@ def assert_one_launch_identical(eng, cpu, gpu, budget):
 
 
 @pytest.mark.gpu
-def test_counts_agree_with_the_cpu(cpu, gpu):
+@pytest.mark.parametrize("lanes", [1, 32])
+def test_counts_agree_with_the_cpu(cpu, gpu, lanes):
+    # distinct: a subproblem keeps a symmetry and is enumerated, and a symmetry's fixed points are counted on the
+    # general tables, a thread an item beside the warp kernel
     pk = _pack("4x3", "trominoes+tetrominoes+dominoes")
     settings = SearchSettings(budget=20, batch_size=12, frontier_target=10, first_batch_size=6)
-    got = {b.name: RP.count_packing(pk, b, mode="bitboard", settings=settings, distinct=False) for b in (cpu, gpu)}
+    got = {b.name: RP.count_packing(pk, b, mode="bitboard", settings=replace(settings, cuda_lanes=n))
+           for b, n in ((cpu, 1), (gpu, lanes))}
     assert got["cpu"].branch == got[GPU].branch == "bitboard" and got[GPU].backend == GPU
     assert got["cpu"].solutions == got[GPU].solutions == oracle_count(pk.cover) > 0
-    assert got["cpu"].nodes == got[GPU].nodes
+    assert got["cpu"].note and (got["cpu"].distinct, got["cpu"].nodes) == (got[GPU].distinct, got[GPU].nodes)
+
+
+@pytest.mark.gpu
+def test_a_warp_an_item_finds_the_same_first_solution(cpu, gpu):
+    pk = _pack("4x3", "trominoes+tetrominoes+dominoes")
+    settings = SearchSettings(budget=3, batch_size=4, frontier_target=3, first_batch_size=2)  # stops and splits
+    first = [RP.solve_packing(pk, b, "bitboard", settings=replace(settings, cuda_lanes=n))
+             for b, n in ((cpu, 1), (gpu, 32))]
+    placed = [[(g, cells.tolist()) for g, cells in f.placements] for f in first]
+    assert first[0].solved and placed[0] == placed[1] and first[0].nodes == first[1].nodes
+
+
+def test_a_warp_an_item_is_asked_for_where_it_runs(cpu):
+    # CUDA only, 1 or 32, the bitboard rules only: each a one-line error, never a quiet change of kernel
+    from puzzlebatch.api.common import settings_of
+    from puzzlebatch.errors import PuzzleInputError
+    from puzzlebatch.gpu_kernels import search as GS
+
+    with pytest.raises(PuzzleInputError, match="for CUDA kernels"):
+        settings_of(cpu, cuda_lanes=32)
+    with pytest.raises(PuzzleInputError, match="not 1 or 32"):
+        settings_of(cpu, cuda_lanes=8)
+    assert settings_of(cpu, cuda_lanes=1).cuda_lanes == 1
+    pk = _pack("4x3", "trominoes+tetrominoes+dominoes")
+    with pytest.raises(PuzzleInputError, match="the bitboard branch only"):
+        RP.count_packing(pk, cpu, mode="first", settings=SearchSettings(cuda_lanes=32))
+    with pytest.raises(PuzzleInputError, match="candidate_fits"):
+        GS.search_unit(RP.engine(pk.cover, "first", True).rules, lanes=32)
+    with pytest.raises(PuzzleInputError, match="a warp"):
+        GS.search_unit(BR, lanes=16)
+
+
+def test_the_lanes_option_on_the_command_line(capsys):
+    from puzzlebatch.cli import main
+
+    code = main(["polyomino", "count", "--board", "4x3", "--pieces", "trominoes+tetrominoes+dominoes",
+                 "--backend", "cpu", "--cuda-lanes", "32"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "--backend cuda" in err[0]
 
 
 @pytest.mark.parametrize("board, pieces",

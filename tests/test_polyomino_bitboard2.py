@@ -172,13 +172,14 @@ def test_shipped_sets_with_a_shared_name_are_told_apart_and_files_are_not(tmp_pa
 
 # -- the CUDA twin in the simulator ---------------------------------------------------------------------------------
 @pytest.mark.gpu
+@pytest.mark.parametrize("lanes", [1, 32])  # a thread an item; a warp an item, sharing the candidate scans
 @pytest.mark.parametrize("budget", [6, 10**6])
-def test_one_launch_is_bit_identical(cpu, gpu, budget):
+def test_one_launch_is_bit_identical(cpu, gpu, budget, lanes):
     rng = random.Random(4)
     pk = _straddling_packing(rng, 10, 8, 12, "trominoes+tetrominoes+dominoes")
     eng = RP.engine(pk.cover, "bitboard", True)
     assert eng.rules is BR2
-    assert_one_launch_identical(eng, cpu, gpu, budget)
+    assert_one_launch_identical(eng, cpu, gpu, budget, lanes)
 
 
 @pytest.mark.gpu

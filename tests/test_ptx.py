@@ -54,6 +54,11 @@ SCRIPT = textwrap.dedent("""
             ptx, _ = cuda.compile_ptx(kernel.py_func, sig, cc=cc)
             assert ".entry" in ptx
             done.append("%s.dfs_kernel@sm_%d%d" % (module.__name__, *cc))
+            if hasattr(module, "candidate_fits"):  # the kernel whose 32 lanes share an item (the bitboards)
+                lanes = drivers(module, 32).kernel
+                ptx, _ = cuda.compile_ptx(lanes.py_func, sig, cc=cc)
+                assert ".entry" in ptx and "bar.sync" in ptx
+                done.append("%s.dfs_lanes_kernel@sm_%d%d" % (module.__name__, *cc))
         # hex Tetris: the four playout kernels (every rule is compiled into them)
         from puzzlebatch.gpu_kernels.hextris import drivers as hextris_drivers
         i64, i8 = types.int64, types.int8
@@ -111,6 +116,8 @@ def test_rules_and_kernels_compile_to_ptx(cc):
     for rule in ("apply", "next_choice", "dead_region", "mrv_item"):
         assert f"puzzlebatch.puzzles.polyomino.rules.{rule}@{tag}" in done
     assert f"puzzlebatch.puzzles.polyomino.rules.dfs_kernel@{tag}" in done
+    for rules in ("bitboard_rules", "bitboard2_rules"):
+        assert f"puzzlebatch.puzzles.polyomino.{rules}.dfs_lanes_kernel@{tag}" in done
     assert f"puzzlebatch.puzzles.cubes.rules.select@{tag}" in done
     assert f"puzzlebatch.puzzles.cubes.rules.dfs_kernel@{tag}" in done
     assert len(done) >= 8

@@ -45,3 +45,18 @@ def test_the_same_code_shares_a_unit_and_new_code_gets_its_own(monkeypatch):
     c = search_unit(edited)
     assert c is not a and c.key != a.key and c.folder != a.folder
     assert isinstance(c, jit.Unit)
+
+
+def test_a_replaced_function_is_what_every_caller_gets_and_has_its_own_cache(monkeypatch, tmp_path):
+    # jit.unit(..., replace={name: other}): a kernel's own version of a rule (the warp-wide candidate scan)
+    monkeypatch.setenv("PUZZLEBATCH_CACHE_DIR", str(tmp_path))
+    mod = types.ModuleType("replaced_rules_for_test")
+    mod.__file__ = __file__
+    exec("def pick(x):\n    return x + 1\n\n\ndef other_pick(x):\n    return x + 100\n\n\n"
+         "def caller(x):\n    return pick(x) * 2\n", mod.__dict__)
+    monkeypatch.setitem(sys.modules, mod.__name__, mod)
+    plain = jit.unit("replace-test", "cpu", rules=[mod])
+    swapped = jit.unit("replace-test", "cpu", rules=[mod], replace={"pick": "other_pick"})
+    assert plain is not swapped and plain.folder != swapped.folder
+    assert plain.caller(1) == 4 and swapped.caller(1) == 202 and swapped.pick(1) == 101
+    assert mod.caller(1) == 4  # the plain module is untouched

@@ -39,10 +39,18 @@ def backend_of(backend: str | Backend) -> Backend:
 
 def settings_of(backend: Backend, base: SearchSettings | None = None, *, budget: int | None = None,
                 batch_size: int | None = None, frontier: int | None = None,
-                merge: str | None = None, memo: int | None = None) -> SearchSettings:
+                merge: str | None = None, memo: int | None = None, cuda_lanes: int | None = None) -> SearchSettings:
     """The batch DFS's knobs: ``base`` (or the backend's defaults) with those given replaced (``memo``: entries of
-    a count's memo of searched subtrees a CPU thread, a power of two, 0 for none)."""
+    a count's memo of searched subtrees a CPU thread, a power of two, 0 for none; ``cuda_lanes``: the threads of
+    a CUDA kernel that share each work item's candidate tests, 1 or 32, the bitboard rules only)."""
     s = dataclasses.replace(base) if base is not None else default_settings(backend)
+    if cuda_lanes is not None:
+        if cuda_lanes not in (1, 32):
+            raise PuzzleInputError(f"cuda_lanes: {cuda_lanes!r} is not 1 or 32 (a warp)")
+        if cuda_lanes > 1 and backend.kind == "cpu":
+            raise PuzzleInputError(f"cuda_lanes: {cuda_lanes} threads an item is for CUDA kernels; the backend is "
+                                   f"{backend.name} (use --backend cuda)")
+        s.cuda_lanes = cuda_lanes
     if memo is not None:
         from puzzlebatch.limits import check_memo
 

@@ -207,12 +207,13 @@ class DeviceSession:
         return np, self.get(dev)
 
     # -- launches ----------------------------------------------------------------------------------------------
-    def launch(self, name: str, kernel, n_items: int, *args, blocks: int | None = None) -> None:
+    def launch(self, name: str, kernel, n_items: int, *args, blocks: int | None = None, lanes: int = 1) -> None:
         """Launch ``kernel`` over ``n_items`` items (grid-stride) on the session's stream, with the geometry the
-        device allows for it (:mod:`puzzlebatch.gpu_kernels.geometry`); ``blocks`` forces the block count."""
+        device allows for it (:mod:`puzzlebatch.gpu_kernels.geometry`); ``blocks`` forces the block count;
+        ``lanes`` threads of a block search one item together (blocks of exactly ``lanes`` threads)."""
         g = self.geometries.get(name)
         if g is None:
-            g = geometry.kernel_geometry(kernel, args, self.limits)
+            g = geometry.kernel_geometry(kernel, args, self.limits, lanes)
             self.geometries[name] = g
         grid = blocks if blocks is not None else g.blocks_for(n_items)
         with simulator_thread_switching() if simulator_enabled() else nullcontext():

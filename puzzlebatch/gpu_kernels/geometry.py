@@ -54,27 +54,29 @@ class Geometry:
     regs_per_thread: int | None = None
     blocks_per_sm: int | None = None
     source: str = "config"  # "device" (from the kernel's registers and the SM limits) or "config"
+    lanes: int = 1  # threads that share one item (a kernel whose block of ``threads`` lanes searches one item)
 
     def blocks_for(self, n_items: int) -> int:
-        return max(1, min(self.max_blocks, -(-n_items // self.threads)))
+        return max(1, min(self.max_blocks, -(-n_items * self.lanes // self.threads)))
 
     def to_json(self) -> dict:
         return dict(self.__dict__)
 
 
-def from_config() -> Geometry:
-    """The configured numbers (``PUZZLEBATCH_THREADS_PER_BLOCK``, ``PUZZLEBATCH_MAX_BLOCKS``)."""
-    return Geometry(launch.threads_per_block, launch.max_blocks)
+def from_config(lanes: int = 1) -> Geometry:
+    """The configured numbers (``PUZZLEBATCH_THREADS_PER_BLOCK``, ``PUZZLEBATCH_MAX_BLOCKS``); a kernel whose
+    ``lanes`` threads share an item gets blocks of exactly that many."""
+    return Geometry(lanes if lanes > 1 else launch.threads_per_block, launch.max_blocks, lanes=lanes)
 
 
 def from_device(limits: DeviceLimits, regs_per_thread: int, max_threads_per_block: int,
-                shared_per_block: int = 0, waves: int = WAVES) -> Geometry:
-    """The configured threads per block (capped by what the compiled kernel allows) and ``SMs x resident blocks
-    x waves`` blocks."""
-    threads = max(WARP, min(launch.threads_per_block, max_threads_per_block) // WARP * WARP)
+                shared_per_block: int = 0, waves: int = WAVES, lanes: int = 1) -> Geometry:
+    """The configured threads per block (capped by what the compiled kernel allows; ``lanes`` exactly for a
+    kernel whose lanes share an item) and ``SMs x resident blocks x waves`` blocks."""
+    threads = lanes if lanes > 1 else max(WARP, min(launch.threads_per_block, max_threads_per_block) // WARP * WARP)
     per_sm = resident_blocks(limits, threads, regs_per_thread, shared_per_block)
     blocks = min(launch.max_blocks, limits.sm_count * per_sm * max(1, waves))
-    return Geometry(threads, blocks, regs_per_thread, per_sm, "device")
+    return Geometry(threads, blocks, regs_per_thread, per_sm, "device", lanes)
 
 
 def device_limits() -> DeviceLimits | None:
@@ -92,11 +94,12 @@ def device_limits() -> DeviceLimits | None:
                         int(dev.MAX_SHARED_MEMORY_PER_MULTIPROCESSOR))
 
 
-def kernel_geometry(kernel, args: tuple, limits: DeviceLimits | None) -> Geometry:
+def kernel_geometry(kernel, args: tuple, limits: DeviceLimits | None, lanes: int = 1) -> Geometry:
     """The geometry of ``kernel`` (a numba CUDA dispatcher) for these arguments: compiled first (from the disk
-    cache when it has it) to read its register count; the configured numbers without a device."""
+    cache when it has it) to read its register count; the configured numbers without a device.  ``lanes``: the
+    threads of a block that search one item together."""
     if limits is None or not hasattr(kernel, "compile"):
-        return from_config()
+        return from_config(lanes)
     argtypes = tuple(kernel.typeof_pyval(a) for a in args)
     first = (id(kernel), argtypes) not in _loaded
     if first:
@@ -112,7 +115,7 @@ def kernel_geometry(kernel, args: tuple, limits: DeviceLimits | None) -> Geometr
         clock.add_load(max(spent, 0.0))
         _loaded.add((id(kernel), argtypes))
     return from_device(limits, regs, int(compiled.max_threads_per_block),
-                       int(getattr(compiled, "shared_mem_per_block", 0) or 0))
+                       int(getattr(compiled, "shared_mem_per_block", 0) or 0), lanes=lanes)
 
 
 _loaded: set = set()  # (kernel, argument types) whose code this process has loaded onto the device

@@ -4,6 +4,12 @@ Same driver name and signature as :mod:`puzzlebatch.cpu_fallback.search` (``dfs_
 host numpy arrays; the launcher moves them to and from the device, keeping the tables there for the whole run.
 ``dfs_kernel`` is a template compiled together with a family's rules (``dfs_item`` is resolved by name in the
 compile unit).
+
+``dfs_lanes_kernel`` gives each work item a warp instead (rules that name ``candidate_fits``, the bitboards): the
+32 lanes run the same per-item DFS on copies of the item's state, so they make the same moves and reach the same
+barriers, and share each node's candidate scan (``lanes_next_choice``, compiled in the place of the rule's
+``next_choice``): lane ``j`` tests candidate ``c + j``, and every lane takes the first that fits.  The threads of a
+warp then never wait on each other's different trees; a node's scan is one step for up to 32 candidates.
 """
 # ruff: noqa: F821  -- names resolved in the compile unit
 
@@ -18,12 +24,17 @@ import numpy as np
 from numba import cuda  # a module global: the simulator swaps it for its fake inside kernels
 
 from puzzlebatch import jit
+from puzzlebatch.errors import PuzzleInputError
 from puzzlebatch.cpu_fallback.search import family_label
 from puzzlebatch.gpu_kernels.device import DeviceSession
 from puzzlebatch.transfers import Transfers
 from puzzlebatch.puzzles import search
 from puzzlebatch.puzzles.search import OUT_WIDTH
 from puzzlebatch.xp import cupy_module
+
+LANES = 32  # the threads of dfs_lanes_kernel that share an item: one warp
+LANE_STATE = 320  # state words a lane copies (the two-word bitboard: 2 words and 2 x goal + 1, goal at most 128)
+LANE_DEPTH = 160  # stack entries a lane copies (goal + 1)
 
 
 @jit.kernel
@@ -38,6 +49,56 @@ def dfs_kernel(states, stacks, roots, los, goal, budget, max_solutions, stop_aft
                  solutions[i], out[i], tables, memo)
 
 
+def lanes_next_choice(state, depth, c, n, tables):
+    """X2 of ``dfs_lanes_kernel``: the rule's ``next_choice`` (the first candidate from ``c`` that fits, ``n``
+    when none), :data:`LANES` candidates a step.  Lane ``j`` tests candidate ``c + j`` with the rule's
+    ``candidate_fits``; the verdicts meet in shared memory between two barriers, which every lane reaches: the
+    lanes hold the same state."""
+    fits = cuda.shared.array(LANES, np.int32)
+    lane = cuda.threadIdx.x
+    while c < n:
+        j = c + lane
+        fits[lane] = 1 if j < n and candidate_fits(state, depth, j, tables) else 0
+        cuda.syncthreads()
+        first = n
+        for k in range(LANES):
+            if fits[k] != 0:
+                first = c + k
+                break
+        cuda.syncthreads()  # every lane has read the verdicts before the next step writes them
+        if first < n:
+            return first
+        c += LANES
+    return n
+
+
+@jit.kernel
+def dfs_lanes_kernel(states, stacks, roots, los, goal, budget, max_solutions, stop_after, solutions, out, tables):
+    """One work item a block of :data:`LANES` threads (grid-stride over blocks): each lane searches the item on its
+    own copy of the state and stack, the lanes sharing every candidate scan (``lanes_next_choice``); lane 0 writes
+    the item back.  Every lane writes the same solutions into ``solutions[i]`` (the same values)."""
+    lane = cuda.threadIdx.x
+    memo = cuda.local.array(1, np.int64)
+    state = cuda.local.array(LANE_STATE, np.int64)
+    stack = cuda.local.array(LANE_DEPTH, np.int32)
+    res = cuda.local.array(OUT_WIDTH, np.int64)
+    width = states.shape[1]
+    for i in range(cuda.blockIdx.x, states.shape[0], cuda.gridDim.x):
+        for k in range(width):
+            state[k] = states[i, k]
+        for k in range(goal + 1):
+            stack[k] = stacks[i, k]
+        dfs_item(state[:width], stack[:goal + 1], roots[i], los[i], goal, budget, max_solutions, stop_after,
+                 solutions[i], res, tables, memo)
+        if lane == 0:
+            for k in range(width):
+                states[i, k] = state[k]
+            for k in range(goal + 1):
+                stacks[i, k] = stack[k]
+            for k in range(OUT_WIDTH):
+                out[i, k] = res[k]
+
+
 class SearchKernels:
     """A family's compiled CUDA kernel and its host launcher, with the device memory of one run.
 
@@ -48,9 +109,10 @@ class SearchKernels:
     is there.
     """
 
-    def __init__(self, unit: jit.Unit) -> None:
+    def __init__(self, unit: jit.Unit, lanes: int = 1) -> None:
         self.unit = unit
-        self.kernel = unit.dfs_kernel
+        self.lanes = lanes
+        self.kernel = unit.dfs_lanes_kernel if lanes > 1 else unit.dfs_kernel
         self._session: DeviceSession | None = None
 
     @property
@@ -66,9 +128,13 @@ class SearchKernels:
     def _launch(self, d_states, d_stacks, d_roots, d_los, goal, budget, max_solutions, stop_after, d_solutions,
                 d_out, tables):
         s = self.session
-        s.launch("dfs_kernel", self.kernel, d_states.shape[0], d_states, d_stacks, d_roots, d_los, np.int64(goal),
+        if self.lanes > 1 and (d_states.shape[1] > LANE_STATE or goal + 1 > LANE_DEPTH):
+            raise ValueError(f"the kernel whose lanes share an item copies at most {LANE_STATE} state words and "
+                             f"{LANE_DEPTH} depths, this problem has {d_states.shape[1]} and {goal + 1}")
+        name = "dfs_lanes_kernel" if self.lanes > 1 else "dfs_kernel"
+        s.launch(name, self.kernel, d_states.shape[0], d_states, d_stacks, d_roots, d_los, np.int64(goal),
                  np.int64(budget), np.int64(max_solutions), np.int64(stop_after), d_solutions, d_out,
-                 s.resident("tables", tables))
+                 s.resident("tables", tables), lanes=self.lanes)
 
     def dfs_batch(self, states, stacks, roots, los, goal, budget, max_solutions, stop_after, solutions, out,
                   tables, memo=None):
@@ -144,19 +210,27 @@ class PendingBatch:
     device_rows: tuple | None = None
 
 
-def search_unit(rules: ModuleType, label: str | None = None) -> jit.Unit:
-    """The family's rules, the shared per-item DFS and the kernel, compiled together for CUDA."""
+def search_unit(rules: ModuleType, label: str | None = None, lanes: int = 1) -> jit.Unit:
+    """The family's rules, the shared per-item DFS and the kernel, compiled together for CUDA; with ``lanes`` > 1
+    the rule's ``next_choice`` is the lanes' shared scan (``dfs_lanes_kernel``)."""
+    if lanes not in (1, LANES):
+        raise PuzzleInputError(f"cuda lanes: 1 or {LANES} (a warp) threads an item, not {lanes}")
+    if lanes > 1 and not hasattr(rules, "candidate_fits"):
+        raise PuzzleInputError(f"cuda lanes: {lanes} threads an item need rules that test one candidate at a time "
+                               f"(candidate_fits: the bitboard branch); {rules.__name__} has none")
     return jit.unit(label or family_label(rules), "cuda", rules=[rules], templates=[search, sys.modules[__name__]],
-                    aliases={"next_choice": "no_skip", "leaf_count": "no_leaf_count"})
+                    aliases={"next_choice": "no_skip", "leaf_count": "no_leaf_count"},
+                    replace={"next_choice": "lanes_next_choice"} if lanes > 1 else None)
 
 
 @lru_cache(maxsize=None)
-def drivers(rules: ModuleType) -> SearchKernels:
+def drivers(rules: ModuleType, lanes: int = 1) -> SearchKernels:
     """Compiled CUDA kernel and a launcher for a family's rules module, shared by this process (built once per
     module).  A run that keeps its own data on the device takes :func:`launcher` instead."""
-    return SearchKernels(search_unit(rules))
+    return SearchKernels(search_unit(rules, lanes=lanes), lanes)
 
 
-def launcher(rules: ModuleType) -> SearchKernels:
-    """A launcher of its own (its own device memory, stream and transfer counts) for one run."""
-    return SearchKernels(search_unit(rules))
+def launcher(rules: ModuleType, lanes: int = 1) -> SearchKernels:
+    """A launcher of its own (its own device memory, stream and transfer counts) for one run; ``lanes``: the
+    threads that share each work item (1, or :data:`LANES` for rules with ``candidate_fits``)."""
+    return SearchKernels(search_unit(rules, lanes=lanes), lanes)

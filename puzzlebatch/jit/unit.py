@@ -92,11 +92,15 @@ class Unit:
     aliases
         ``{name: other}``: where no module defines ``name``, it means the function ``other`` (a template's default,
         e.g. ``next_choice`` -> ``no_skip``).
+    replace
+        ``{name: other}``: ``name`` means the function ``other`` even where a module defines it (a kernel's own
+        version of a rule: the warp-wide candidate scan of :mod:`puzzlebatch.gpu_kernels.search` for a rule's
+        ``next_choice``).
     """
 
     def __init__(self, label: str, target: Target, rules: Iterable[ModuleType] = (),
                  templates: Iterable[ModuleType] = (), *, inline: bool = True,
-                 aliases: dict[str, str] | None = None) -> None:
+                 aliases: dict[str, str] | None = None, replace: dict[str, str] | None = None) -> None:
         if target not in ("cpu", "cuda"):
             raise ValueError(f"unknown compile target {target!r}: expected 'cpu' or 'cuda'")
         clock.install()
@@ -108,7 +112,8 @@ class Unit:
         self.module_names = [m.__name__ for m in modules]
         variant = "-".join([label.replace(" ", "_"), target] + (["inline"] if inline and target == "cpu" else []))
         roles = f"rules={[m.__name__ for m in rules]} templates={[m.__name__ for m in templates]} " \
-                f"inline={inline} aliases={sorted((aliases or {}).items())}"
+                f"inline={inline} aliases={sorted((aliases or {}).items())}" + \
+                (f" replace={sorted(replace.items())}" if replace else "")
         self.key = cache.source_key(self.module_names, target,
                                     extra=roles + " loaded=" + cache.loaded_fingerprint(modules))
         self.folder = str(cache.compile_cache_dir() / f"{variant}-{self.key}")
@@ -147,6 +152,8 @@ class Unit:
         for name, other in (aliases or {}).items():
             if name not in overlay:
                 overlay[name] = overlay[other]
+        for name, other in (replace or {}).items():
+            overlay[name] = overlay[other]
         # numba resolves globals when it compiles, so filling them in now is enough.
         for g in globals_of.values():
             g.update(overlay)
@@ -195,7 +202,7 @@ _units_lock = threading.Lock()
 
 
 def unit(label: str, target: Target, rules: Iterable[ModuleType] = (), templates: Iterable[ModuleType] = (), *,
-         inline: bool = True, aliases: dict[str, str] | None = None) -> Unit:
+         inline: bool = True, aliases: dict[str, str] | None = None, replace: dict[str, str] | None = None) -> Unit:
     """The :class:`Unit` for these modules and target, built once per process for the same code.
 
     The process's table of units is keyed by the code the unit compiles (its modules' loaded fingerprint, under
@@ -203,12 +210,13 @@ def unit(label: str, target: Target, rules: Iterable[ModuleType] = (), templates
     a unit of its own."""
     rules, templates = tuple(rules), tuple(templates)
     key = (label, target, tuple(m.__name__ for m in rules), tuple(m.__name__ for m in templates), inline,
-           tuple(sorted((aliases or {}).items())), os.environ.get("NUMBA_ENABLE_CUDASIM", "0"),
+           tuple(sorted((aliases or {}).items())), tuple(sorted((replace or {}).items())),
+           os.environ.get("NUMBA_ENABLE_CUDASIM", "0"),
            cache.loaded_fingerprint(rules + templates))
     with _units_lock:
         u = _units.get(key)
         if u is None:
-            u = Unit(label, target, rules, templates, inline=inline, aliases=aliases)
+            u = Unit(label, target, rules, templates, inline=inline, aliases=aliases, replace=replace)
             _units[key] = u
         return u
 

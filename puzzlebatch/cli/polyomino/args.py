@@ -10,13 +10,15 @@ def problem(args) -> dict:
 
 
 def settings(args):
-    """The batch DFS's knobs given (``--budget``, ``--batch-size``, ``--frontier``, ``--memo``) over the backend's
-    defaults, or None when none is given (the API's defaults: no backend is selected here for a verb that runs
-    none)."""
+    """The batch DFS's knobs given (``--budget``, ``--batch-size``, ``--frontier``, ``--memo``, ``--cuda-lanes``)
+    over the backend's defaults, or None when none is given (the API's defaults: no backend is selected here for a
+    verb that runs none)."""
     memo = getattr(args, "memo", None)
-    if not any(getattr(args, k, None) for k in ("budget", "batch_size", "frontier")) and memo is None:
+    lanes = getattr(args, "cuda_lanes", None)
+    if not any(getattr(args, k, None) for k in ("budget", "batch_size", "frontier")) and memo is None \
+            and lanes is None:
         return None
     from puzzlebatch.api.common import backend_of, settings_of
 
     return settings_of(backend_of(args.backend), budget=args.budget, batch_size=args.batch_size,
-                       frontier=args.frontier, memo=memo)
+                       frontier=args.frontier, memo=memo, cuda_lanes=lanes)

@@ -291,6 +291,10 @@ def _search_args(p) -> None:
                         "with fewest empty neighbours; auto: the one predicted fastest on this instance (Knuth's "
                         "tree-size estimate x time per node)")
     p.add_argument("--no-prune", action="store_true", help="skip the dead-region (subset-sum) test")
+    p.add_argument("--cuda-lanes", type=int, choices=[1, 32], default=None,
+                   help="CUDA: threads that search each work item together (32: a warp shares every node's "
+                        "candidate tests, one candidate a lane; the bitboard branch only; default 1: a thread an "
+                        "item; the same counts and nodes either way)")
     add_search_arguments(p)
     p.add_argument("--json", action="store_true", help="print one JSON document")
 

@@ -195,6 +195,16 @@ def next_choice(state, depth, c, n, tables):
     return n
 
 
+def candidate_fits(state, depth, c, tables):
+    """Are the items (cells and piece) of candidate ``c`` (below :func:`n_choices`) of the node's list all
+    uncovered?  Always, for the finish move of a full board (one candidate a lane in ``dfs_lanes_kernel``)."""
+    it = state[tables[S_ITEM] + depth]
+    if it < 0:
+        return True
+    e = tables[H_ENT] + tables[tables[H_LSTART] + it] + c
+    return ((state[S_C0] & tables[e]) | (state[S_C1] & tables[e + tables[H_NENT]])) == 0
+
+
 def n_choices(state, depth, tables):
     if depth >= tables[H_GOAL]:
         return 0

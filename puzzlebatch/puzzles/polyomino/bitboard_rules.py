@@ -169,6 +169,17 @@ def next_choice(state, depth, c, n, tables):
     return n
 
 
+def candidate_fits(state, depth, c, tables):
+    """Does candidate ``c`` (below :func:`n_choices`) of the node's list fit: its cells empty and its piece not
+    placed?  Always, for the finish move of a full board.  :func:`next_choice` makes the same test four
+    candidates at a time; the CUDA kernel whose lanes share an item (``dfs_lanes_kernel``) one candidate a lane."""
+    it = state[tables[S_ITEM] + depth]
+    if it < 0:
+        return True
+    e = tables[H_ENT] + tables[tables[H_LSTART] + it] + c
+    return ((state[S_COVER] & tables[e]) | (state[S_USED] & tables[e + tables[H_NENT]])) == 0
+
+
 def n_choices(state, depth, tables):
     if depth >= tables[H_GOAL]:
         return 0

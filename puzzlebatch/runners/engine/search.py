@@ -140,6 +140,7 @@ class SearchSettings:
     merge: str = "auto"
     merge_states: int = 1 << 21
     memo_entries: int = 1 << 16  # of a count's memo a CPU thread (puzzlebatch.runners.engine.memo); 0: none
+    cuda_lanes: int = 1  # CUDA: threads sharing an item's candidate tests (32: gpu_kernels.search.dfs_lanes_kernel)
 
 
 def default_settings(backend: Backend) -> SearchSettings:
@@ -210,7 +211,7 @@ class BatchDFS:
         self.canonicalize = canonicalize
         self.pool = pool
         self._host = _host(problem.rules)
-        self.kernels = twin(backend, "search", problem.rules)
+        self.kernels = twin(backend, "search", problem.rules, lanes=self.settings.cuda_lanes)
         self.overlapped = 0  # CUDA counts: batches queued while the one before was still running
         self._planners: dict[str, object] = {}
         self.memo = run_memo(problem.goal, problem.merge_key, self.settings.memo_entries, backend.kind == "cpu")

@@ -44,12 +44,15 @@ def _load(ref: str):
     return getattr(importlib.import_module(module), attr)
 
 
-def twin(backend: Backend, kind: Kind, rules: ModuleType | None = None, *, inline: bool = True):
+def twin(backend: Backend, kind: Kind, rules: ModuleType | None = None, *, inline: bool = True, lanes: int = 1):
     """The drivers of kernel family ``kind`` on ``backend``.
 
     ``rules`` is the family's rules module for the generic families (``search``: a DFS rules module; ``ga``: a GA
     operator module); ``inline=False`` compiles the search rules as separate functions on the CPU (for rules
-    that are called from many places, where inlining costs compile time)."""
+    that are called from many places, where inlining costs compile time); ``lanes`` (``search`` on CUDA): the
+    threads that share each work item's candidate tests, a warp for rules that name ``candidate_fits`` (others,
+    such as the general tables of a count's smaller covers, run a thread an item; the caller checks its main
+    rules, see :func:`puzzlebatch.runners.polyomino.solver.check_lanes`)."""
     known = kinds()
     if kind not in known:
         raise ValueError(f"unknown kernel family {kind!r} (one of {', '.join(known)})")
@@ -57,10 +60,14 @@ def twin(backend: Backend, kind: Kind, rules: ModuleType | None = None, *, inlin
     if k.needs_rules and rules is None:
         raise ValueError(f"kernel family {kind!r} needs its rules module")
     args = (rules,) if k.needs_rules else ()
+    if lanes > 1 and (kind != "search" or backend.kind == "cpu"):
+        raise ValueError(f"lanes sharing a work item: the CUDA search kernels only, not {kind} on {backend.name}")
     if backend.kind == "cpu":
         make = _load(k.cpu)
         drivers = make(*args, inline=inline) if kind == "search" else make(*args)
         return CountingDrivers(drivers, k.launches)
+    if lanes > 1 and hasattr(rules, "candidate_fits"):
+        return _load(k.cuda)(*args, lanes=lanes)
     return _load(k.cuda)(*args)
 
 

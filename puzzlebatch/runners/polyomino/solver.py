@@ -323,6 +323,7 @@ def count_packing_run(pk: P.Packing, backend: Backend, mode: str = DEFAULT_MODE,
     """
     t0 = work_clock()
     eng = engine(pk.cover, mode, prune)
+    check_lanes(eng, settings)
     syms = P.symmetries(pk) if distinct else P.symmetries(pk)[:1]
     img = P.option_images(pk, syms) if len(syms) > 1 else None
     plan = burnside_plan(pk, syms, img) if sink is None and len(syms) > 1 else None
@@ -386,6 +387,15 @@ def count_packing_run(pk: P.Packing, backend: Backend, mode: str = DEFAULT_MODE,
                          seconds=elapsed + work_clock() - t0, backend=backend.name, branch=eng.mode,
                          prune=eng.prune, complete=complete, note=note, merged_layers=sum(layers))
     return result, left, totals
+
+
+def check_lanes(eng: Engine, settings: SearchSettings | None) -> None:
+    """A CUDA kernel whose lanes share each item (``settings.cuda_lanes`` > 1) needs rules that test one candidate
+    at a time: the bitboards."""
+    lanes = settings.cuda_lanes if settings is not None else 1
+    if lanes > 1 and not hasattr(eng.rules, "candidate_fits"):
+        raise PuzzleInputError(f"--cuda-lanes {lanes}: the bitboard branch only (its lanes share a node's candidate "
+                               f"tests); this problem runs the {eng.mode} branch on the general tables")
 
 
 def count_orbits(eng: Engine, backend: Backend, settings: SearchSettings | None, leaf: P.Leaf,
@@ -452,6 +462,7 @@ def solve_packing(pk: P.Packing, backend: Backend, mode: str = DEFAULT_MODE, pru
     t0 = work_clock()
     order = P.option_order(pk, heuristic) if heuristic != "none" else None
     eng = engine(pk.cover, mode, prune, order)
+    check_lanes(eng, settings)
     if eng.dead:
         return SolveResult(False, [], 0, work_clock() - t0, backend.name)
     dfs = BatchDFS(eng.problem, backend, settings, pool=pool)
