@@ -103,6 +103,22 @@ def test_a_layer_over_the_cap_is_not_counted(cpu):
     assert int(left.weights.sum()) == 550  # the 550 nodes of the second layer, 7 of them merged away
 
 
+def test_a_layer_predicted_far_over_the_cap_is_not_built(cpu, monkeypatch):
+    # layer 3 (3,052 states, 9,322 child slots) from layer 2's states per slot (543 of 1,140): 4,440 predicted, over
+    # twice a cap of 600, so it is not built (it was built to the cap and dropped); under a cap of 2,500 it is built,
+    # and dropped
+    eng = RP.engine(_pack("10x6", "pentominoes").cover, "bitboard")
+    dfs = BatchDFS(eng.problem, cpu, SearchSettings(merge="yes"))
+    built = []
+    layer = EM.merge_layer
+    monkeypatch.setattr(EM, "merge_layer", lambda *a, **k: built.append(len(a[2])) or layer(*a, **k))
+    for cap, tried in ((600, [1, 35]), (2500, [1, 35, 543])):
+        built.clear()
+        totals = SearchTotals()
+        left = EM.merge_expand(dfs, Frontier.root(eng.problem), totals, cap)
+        assert built == tried and totals.merged_layers == 2 and len(left) == 543 and totals.count == 0
+
+
 def test_a_count_stopped_after_merging_resumes_to_the_published_count(cpu, tmp_path):
     from puzzlebatch.api import polyomino as api
 

@@ -35,6 +35,12 @@ AUTO_QUICK = 4
 AUTO_PROBES = 16
 AUTO_MARGIN = 8.0
 CHUNK = 1 << 20  # child slots filled per step of a merged layer (memory: about 40 bytes a slot)
+# A layer is not built when the last one's states per child slot, times this layer's child slots, predict more than
+# PREDICT_OVER x the cap: building it to the cap and dropping it cost 2.7 s of a 14 s count (10x8 with the twelve
+# pentominoes and five tetrominoes, a 5x8 part free: 8.5 million predicted, 2 million allowed).  The fraction falls
+# with depth, so the prediction runs high (IQ Puzzler Pro: 1.1 million predicted for a layer of 0.6 million, the
+# largest it builds): no layer a count keeps comes near twice the cap.
+PREDICT_OVER = 2.0
 
 
 def wants_merge(dfs: BatchDFS, frontier: Frontier) -> bool:
@@ -80,26 +86,40 @@ def merge_expand(dfs: BatchDFS, frontier: Frontier, totals: SearchTotals, max_it
     if not len(key) or max_items <= 0:
         return frontier
     u = dfs._host.merge
+    per_slot = None  # the last layer's states per child slot
     while len(frontier):
         frontier = dfs.take_goal(frontier, totals)  # solutions already: counted here, or lost by the layer
         if not len(frontier):
             break
-        nxt = merge_layer(dfs, u, frontier, totals, key, max_items)
+        bounds = child_slots(dfs, u, frontier)
+        slots = int(bounds.sum())
+        if per_slot is not None and slots * per_slot > PREDICT_OVER * max_items:
+            break  # the layer would be dropped: not built (see PREDICT_OVER)
+        nxt = merge_layer(dfs, u, frontier, totals, key, max_items, bounds)
         if nxt is None:
             break
         totals.merged_layers += 1
+        per_slot = len(nxt) / max(1, slots)
         frontier = nxt
     return frontier
 
 
+def child_slots(dfs: BatchDFS, u, frontier: Frontier) -> np.ndarray:
+    """The most children each item of ``frontier`` can have (its rule's choices left)."""
+    p = dfs.problem
+    return u.merge_bounds(frontier.states, frontier.depths.astype(np.int32), frontier.los.astype(np.int32), p.goal,
+                          p.tables)
+
+
 def merge_layer(dfs: BatchDFS, u, frontier: Frontier, totals: SearchTotals, key: np.ndarray,
-                 max_items: int) -> Frontier | None:
+                 max_items: int, bounds: np.ndarray | None = None) -> Frontier | None:
     """One merged layer below ``frontier`` (its solutions counted in ``totals``), or None (nothing counted)
-    when it would hold more than ``max_items`` items."""
+    when it would hold more than ``max_items`` items; ``bounds``: :func:`child_slots`, when known."""
     p = dfs.problem
     depths = frontier.depths.astype(np.int32)
     los = frontier.los.astype(np.int32)
-    bounds = u.merge_bounds(frontier.states, depths, los, p.goal, p.tables)
+    if bounds is None:
+        bounds = child_slots(dfs, u, frontier)
     nk = len(key) + 1
     cap = 1 << max(4, int(min(max_items, len(frontier) + int(bounds.sum()) // 8)).bit_length())
     slot = np.full(cap, -1, np.int64)
