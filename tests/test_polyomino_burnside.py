@@ -185,3 +185,15 @@ def test_option_images_by_integer_keys_equal_those_by_rows(board, pieces):
     got = fast[:, :]
     assert np.array_equal(got, rows[:, :])
     assert all(np.array_equal(np.sort(got[h]), np.arange(fast.n)) for h in range(len(syms)))
+
+
+@pytest.mark.parametrize("board, pieces", [("12x5", "pentominoes"), ("3x3x3", "soma")])
+def test_one_symmetry_row_of_the_option_images_is_that_row_of_all(board, pieces):
+    # img[h] alone (a symmetry's fixed points) against the whole table, computed lazily or not yet at all
+    pk = P.build(P.parse_board(board), S.load_pieces(pieces))
+    syms = P.symmetries(pk)
+    full = P.option_images(pk, syms)[:, :]
+    for h in range(len(syms)):
+        fresh = P.option_images(pk, syms)
+        fresh.ensure(range(0, len(pk.cover.options), 7))  # some columns known already
+        assert np.array_equal(fresh[h], full[h]) and np.array_equal(np.sort(full[h]), np.arange(full.shape[1]))

@@ -301,3 +301,17 @@ def test_auto_dlx_counts_mrv_on_the_cpu_where_there_is_a_gpu(monkeypatch, tmp_pa
     out, err = capsys.readouterr()
     assert "note:" not in out and "--backend auto chose the cpu" in err
     assert len(out.splitlines()) == 4  # four dominoes tile 4x2
+
+
+def test_bitset_rows_match_python_integers():
+    # every option's items as a bitset of 63-bit words, the live-option tables and the symmetry breaking read them
+    from puzzlebatch.puzzles.polyomino.cover import bitset_rows, bitset_words
+
+    rng = np.random.default_rng(3)
+    for nw, width in ((1, 6), (2, 7), (3, 9)):
+        arr = np.full((400, width), -1, np.int64)
+        for row in arr:
+            m = int(rng.integers(0, width + 1))
+            row[:m] = rng.choice(63 * nw, m, replace=False)
+        want = [bitset_words([v for v in row if v >= 0], nw) for row in arr]
+        assert bitset_rows(arr, nw).tolist() == want

@@ -252,9 +252,11 @@ class TablePacker:
 def bitset_rows(arr: np.ndarray, nw: int) -> np.ndarray:
     """Bitsets of many rows of item ids (-1 padded) at once: an (n, nw) int64 array."""
     out = np.zeros((arr.shape[0], nw), np.int64)
-    rows, cols = np.nonzero(arr >= 0)
-    ids = arr[rows, cols]
-    np.bitwise_or.at(out, (rows, ids // R.WORD_BITS), np.left_shift(1, ids % R.WORD_BITS).astype(np.int64))
+    every = np.arange(arr.shape[0])
+    for col in arr.T:  # a row's ids in one column: no row twice, so a plain fancy-indexed OR (not ufunc.at)
+        rows = every[col >= 0]
+        ids = col[rows]
+        out[rows, ids // R.WORD_BITS] |= np.left_shift(1, ids % R.WORD_BITS).astype(np.int64)
     return out
 
 

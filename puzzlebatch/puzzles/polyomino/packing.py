@@ -352,23 +352,24 @@ class OptionImages:
     def ensure(self, cols) -> None:
         cols = np.unique(np.asarray(cols, np.int64).ravel())
         cols = cols[~self.done[cols]]
-        if not len(cols):
-            return
+        if len(cols):
+            self.img[:, cols], self.done[cols] = self._images(self.syms, cols), True
+
+    def _images(self, syms: Sequence[Symmetry], cols: np.ndarray) -> np.ndarray:
+        """``(len(syms), len(cols))``: the options that ``syms`` map options ``cols`` to."""
         items = self.items[cols]
         pad = items < 0
-        safe = np.where(pad, 0, items)
-        cells = np.stack([sym.cells for sym in self.syms])  # (symmetries, items)
-        pieces = np.stack([sym.pieces for sym in self.syms])
-        mapped = np.where(pad[None], -1, cells[:, safe])  # (symmetries, columns, width)
-        g = pieces[:, self.groups[cols]].reshape(-1)
-        k = self._keys(g, mapped.reshape(-1, items.shape[1]))
+        cells, pieces = np.stack([sym.cells for sym in syms]), np.stack([sym.pieces for sym in syms])
+        mapped = np.where(pad[None], -1, cells[:, np.where(pad, 0, items)])  # (symmetries, columns, width)
+        k = self._keys(pieces[:, self.groups[cols]].reshape(-1), mapped.reshape(-1, items.shape[1]))
         pos = np.searchsorted(self.sorted_keys, k)
         if np.any(pos >= self.n) or np.any(self.sorted_keys[np.minimum(pos, self.n - 1)] != k):
             raise AssertionError("a symmetry maps an option outside the problem")
-        self.img[:, cols] = self.order[pos].reshape(len(self.syms), len(cols))
-        self.done[cols] = True
+        return self.order[pos].reshape(len(syms), len(cols))
 
     def __getitem__(self, idx):
+        if isinstance(idx, (int, np.integer)) and not self.done.all():  # one symmetry's row: that one alone
+            return self._images([self.syms[idx]], np.arange(self.n))[0]
         if isinstance(idx, tuple) and len(idx) == 2:
             self.ensure(np.arange(self.n)[idx[1]] if not isinstance(idx[1], (int, np.integer)) else [idx[1]])
         else:

@@ -363,9 +363,8 @@ def count_packing_run(pk: P.Packing, backend: Backend, mode: str = DEFAULT_MODE,
         n_all = totals.count
         fixed_points = n_all
         if complete and fixers:
-            full = img[:, :]
             for h in fixers:
-                n, k = count_cover(eng, backend, settings, C.invariant_cover(pk.cover, full[h]), pool=pool)
+                n, k = count_cover(eng, backend, settings, C.invariant_cover(pk.cover, img[h]), pool=pool)
                 fixed_points += n
                 nodes += k
             if fixed_points % len(syms):
