@@ -15,6 +15,8 @@ Cases (full size / quick size):
 
 - ``snake``: count every embedding of four 4x4x4 chains (bench/snake.py's seeds 1 2 4 5) / one 2x2x4 chain;
 - ``polyomino-6x10``: pentominoes on 6x10 (9,356 solutions) / tetrominoes (any number of each) on 4x5;
+- ``polyomino-6x10-warp``: the same with a warp an item on CUDA (``cuda_lanes=32``, ``--cuda-lanes 32``): against
+  ``polyomino-6x10``, a thread or a warp an item / the L tetromino and a domino on 3x2, the root in the kernel;
 - ``polyomino-iq``: IQ Puzzler Pro 5x11, every solution (4,331,140) / trominoes (any number) on 3x6;
 - ``polyomino-iq-tree``: the same counted as a tree (``merge="no"``: every node in the kernel, 70,535,285 nodes);
 - ``polyomino-bedlam``: the Bedlam cube 4x4x4 (19,186 distinct; incremental MRV) / tetracubes (any number) on
@@ -91,6 +93,25 @@ def _count_packing(backend, quick, full, small, merge=None):
 
 def case_polyomino_6x10(backend, quick):
     return _count_packing(backend, quick, ("10x6", "pentominoes"), ("5x4", "tetrominoes"))
+
+
+def case_polyomino_6x10_warp(backend, quick):
+    """The 6x10 count with a warp an item on CUDA (``cuda_lanes=32``: the lanes share each node's candidate tests),
+    a thread an item on the CPU; quick: the L tetromino and a domino on 3x2, every solution."""
+    import dataclasses
+
+    from puzzlebatch.puzzles.polyomino import packing as P
+    from puzzlebatch.puzzles.polyomino import shapes as S
+    from puzzlebatch.runners.engine import search
+    from puzzlebatch.runners.polyomino import solver as RP
+
+    board, pieces = ("3x2", "tetrominoes+dominoes") if quick else ("10x6", "pentominoes")
+    pk = P.build(P.parse_board(board), S.load_pieces(pieces))
+    settings = dataclasses.replace(search.default_settings(backend), cuda_lanes=1 if backend.kind == "cpu" else 32)
+    if quick:
+        settings.frontier_target = 1  # the root is the kernel's work item (the tree is too small to expand)
+    r = RP.count_packing(pk, backend, mode="bitboard", distinct=not quick, settings=settings)
+    return (r.solutions, r.distinct), {"nodes": r.nodes, "branch": r.branch}
 
 
 def case_polyomino_iq(backend, quick):
@@ -191,7 +212,8 @@ def case_ga(backend, quick):
     return digest, {"evaluations": result.evaluations}
 
 
-CASES = {"snake": case_snake, "polyomino-6x10": case_polyomino_6x10, "polyomino-iq": case_polyomino_iq,
+CASES = {"snake": case_snake, "polyomino-6x10": case_polyomino_6x10, "polyomino-6x10-warp": case_polyomino_6x10_warp,
+         "polyomino-iq": case_polyomino_iq,
          "polyomino-iq-tree": case_polyomino_iq_tree,
          "polyomino-bedlam": case_polyomino_bedlam,
          "cubes": case_cubes, "sliding-korf100": case_sliding_korf100, "sliding-bfs": case_sliding_bfs,

@@ -50,7 +50,7 @@ if [ "$tests_budget" -gt 0 ]; then
 fi
 
 # Cheap and informative first; the two long searches last.  Seconds each case may take (cuda, then cpu).
-cases=${CASES:-"ga:60 polyomino-6x10:40 cubes:50 snake:60 hextris:60 polyomino-iq:90 sliding-korf100:120 sliding-bfs:150"}
+cases=${CASES:-"ga:60 polyomino-6x10:40 polyomino-6x10-warp:40 cubes:50 snake:60 hextris:60 polyomino-iq:90 sliding-korf100:120 sliding-bfs:150"}
 mkdir -p "$work/cases"
 for c in $cases; do
   name=${c%%:*}; limit=${c##*:}

@@ -22,8 +22,8 @@ def test_quick_gpu_bench_runs_every_case_and_the_backends_agree(tmp_path):
     doc = json.loads(out.read_text())
     assert doc["quick"] and doc["device"]["name"].startswith("numba CUDA simulator")
     cases = doc["cases"]
-    assert set(cases) == {"snake", "polyomino-6x10", "polyomino-iq", "polyomino-iq-tree", "polyomino-bedlam", "cubes",
-                          "sliding-korf100", "sliding-bfs", "hextris", "ga"}
+    assert set(cases) == {"snake", "polyomino-6x10", "polyomino-6x10-warp", "polyomino-iq", "polyomino-iq-tree",
+                          "polyomino-bedlam", "cubes", "sliding-korf100", "sliding-bfs", "hextris", "ga"}
     for name, c in cases.items():
         assert c["agree"], name
         assert c["cuda"]["backend"] == "cudasim" and c["cpu"]["backend"] == "cpu"

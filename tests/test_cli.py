@@ -176,8 +176,10 @@ def test_every_warmup_command_parses(tmp_path):
 
     parser = build_parser()
     for family in registry.names():
-        for what, argv in _tasks(family, "cpu", tmp_path):
-            try:
-                parser.parse_args(argv)
-            except SystemExit:
-                pytest.fail(f"warmup {family} ({what}): {argv}")
+        for backend in ("cpu", "cuda"):  # CUDA adds the kernels whose warps share an item
+            for what, argv in _tasks(family, backend, tmp_path):
+                try:
+                    parser.parse_args(argv)
+                except SystemExit:
+                    pytest.fail(f"warmup {family} --backend {backend} ({what}): {argv}")
+    assert any("--cuda-lanes" in argv for _, argv in _tasks("polyomino", "cuda", tmp_path))

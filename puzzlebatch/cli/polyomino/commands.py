@@ -418,4 +418,9 @@ def warmup_tasks(b: list[str], tmp) -> list[tuple[str, list[str]]]:
                             *b, "--json"]),
              ("classes solve", ["solve", "--board", "8x8", "--pieces", str(pieces),
                                 "--method", "classes", *b, "--json"])]
+    if "cuda" in b:  # the kernels whose warps share an item (--cuda-lanes 32), one word and two
+        tasks += [("count --cuda-lanes 32", ["count", "--board", "5x4", "--pieces", "tetrominoes", "--cuda-lanes",
+                                             "32", *b, "--json"]),
+                  ("two-word count --cuda-lanes 32", ["count", "--board", str(wide), "--pieces", "pentominoes",
+                                                      "--cuda-lanes", "32", *b, "--json"])]
     return tasks
