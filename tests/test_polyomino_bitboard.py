@@ -255,24 +255,47 @@ def test_a_warp_an_item_finds_the_same_first_solution(cpu, gpu):
     assert first[0].solved and placed[0] == placed[1] and first[0].nodes == first[1].nodes
 
 
-def test_a_warp_an_item_is_asked_for_where_it_runs(cpu):
-    # CUDA only, 1 or 32, the bitboard rules only: each a one-line error, never a quiet change of kernel
+@pytest.mark.gpu
+def test_a_warp_an_item_is_asked_for_where_it_runs(cpu, gpu):
+    # CUDA only, 1 or 32, the bitboard rules only: each a one-line error before any search, never a quiet change
+    # of kernel (settings made by hand included)
     from puzzlebatch.api.common import settings_of
     from puzzlebatch.errors import PuzzleInputError
     from puzzlebatch.gpu_kernels import search as GS
+    from puzzlebatch.runners.engine.twins import twin
 
     with pytest.raises(PuzzleInputError, match="for CUDA kernels"):
         settings_of(cpu, cuda_lanes=32)
     with pytest.raises(PuzzleInputError, match="not 1 or 32"):
         settings_of(cpu, cuda_lanes=8)
-    assert settings_of(cpu, cuda_lanes=1).cuda_lanes == 1
+    assert settings_of(cpu, cuda_lanes=1).cuda_lanes == 1 and settings_of(gpu, cuda_lanes=32).cuda_lanes == 32
     pk = _pack("4x3", "trominoes+tetrominoes+dominoes")
-    with pytest.raises(PuzzleInputError, match="the bitboard branch only"):
-        RP.count_packing(pk, cpu, mode="first", settings=SearchSettings(cuda_lanes=32))
+    lanes = SearchSettings(cuda_lanes=32)
+    with pytest.raises(PuzzleInputError, match="for CUDA kernels"):
+        RP.count_packing(pk, cpu, mode="bitboard", settings=lanes)
+    with pytest.raises(PuzzleInputError, match="--branch first: drop --cuda-lanes"):
+        RP.count_packing(pk, gpu, mode="first", settings=lanes)
+    with pytest.raises(PuzzleInputError, match="--branch first"):
+        RP.solve_packing(pk, gpu, "bitboard", heuristic="compactness", settings=lanes)  # an order: general tables
+    general = RP.engine(pk.cover, "first", True).rules
+    for backend, rules in ((gpu, general), (cpu, BR)):
+        with pytest.raises(PuzzleInputError, match="cuda lanes"):
+            twin(backend, "search", rules, lanes=32)
     with pytest.raises(PuzzleInputError, match="candidate_fits"):
-        GS.search_unit(RP.engine(pk.cover, "first", True).rules, lanes=32)
+        GS.search_unit(general, lanes=32)
     with pytest.raises(PuzzleInputError, match="a warp"):
         GS.search_unit(BR, lanes=16)
+
+
+@pytest.mark.gpu
+def test_a_cluster_worker_gets_the_lanes(gpu):
+    # a Dask worker rebuilds the batch DFS from the payload: the lanes travel with the other knobs
+    from puzzlebatch.runners.engine.distributed import DFSPayload, _worker_dfs
+
+    eng = RP.engine(_pack("4x3", "trominoes+tetrominoes+dominoes").cover, "bitboard", True)
+    payload = DFSPayload.of(BatchDFS(eng.problem, gpu, SearchSettings(budget=7, cuda_lanes=32)), "cuda")
+    dfs = _worker_dfs(payload)
+    assert dfs.settings.cuda_lanes == 32 and dfs.settings.budget == 7 and dfs.kernels.lanes == 32
 
 
 def test_the_lanes_option_on_the_command_line(capsys):

@@ -76,7 +76,11 @@ def lanes_next_choice(state, depth, c, n, tables):
 def dfs_lanes_kernel(states, stacks, roots, los, goal, budget, max_solutions, stop_after, solutions, out, tables):
     """One work item a block of :data:`LANES` threads (grid-stride over blocks): each lane searches the item on its
     own copy of the state and stack, the lanes sharing every candidate scan (``lanes_next_choice``); lane 0 writes
-    the item back.  Every lane writes the same solutions into ``solutions[i]`` (the same values)."""
+    the item back.  Every lane writes the same solutions into ``solutions[i]`` (the same values).
+
+    Every lane must take the same path through ``dfs_item``, or the barriers of the shared scan deadlock: nothing a
+    lane reads may differ between lanes (no memo row a lane, no per-lane limits such as ``max_solutions`` 0 for
+    lanes other than 0)."""
     lane = cuda.threadIdx.x
     memo = cuda.local.array(1, np.int64)
     state = cuda.local.array(LANE_STATE, np.int64)
@@ -88,6 +92,7 @@ def dfs_lanes_kernel(states, stacks, roots, los, goal, budget, max_solutions, st
             state[k] = states[i, k]
         for k in range(goal + 1):
             stack[k] = stacks[i, k]
+        cuda.syncthreads()  # every lane has its copy before lane 0 may write the item back (an item with no scan)
         dfs_item(state[:width], stack[:goal + 1], roots[i], los[i], goal, budget, max_solutions, stop_after,
                  solutions[i], res, tables, memo)
         if lane == 0:

@@ -398,7 +398,9 @@ def warmup_tasks(b: list[str], tmp) -> list[tuple[str, list[str]]]:
              # merged states: layers large enough to grow the hash table (a fraction of a second of search)
              ("count --merge yes", ["count", "--board", "12x5", "--pieces", "pentominoes", "--merge", "yes", *b,
                                     "--json"]),
-             ("two-word count", ["count", "--board", str(wide), "--pieces", "pentominoes", *b, "--json"]),
+             # the root in the kernel (--frontier 1): the host would search this small tree whole
+             ("two-word count", ["count", "--board", str(wide), "--pieces", "pentominoes", "--frontier", "1", *b,
+                                 "--json"]),
              ("two-word solve", ["solve", "--board", str(wide), "--pieces", "pentominoes", *b, "--json"]),
              ("count --all", ["count", "--board", "4x3", "--pieces", "trominoes", "--unlimited",
                               "--all", *b, "--out", out, "--json"]),
@@ -418,9 +420,9 @@ def warmup_tasks(b: list[str], tmp) -> list[tuple[str, list[str]]]:
                             *b, "--json"]),
              ("classes solve", ["solve", "--board", "8x8", "--pieces", str(pieces),
                                 "--method", "classes", *b, "--json"])]
-    if "cuda" in b:  # the kernels whose warps share an item (--cuda-lanes 32), one word and two
-        tasks += [("count --cuda-lanes 32", ["count", "--board", "5x4", "--pieces", "tetrominoes", "--cuda-lanes",
-                                             "32", *b, "--json"]),
+    if "cuda" in b:  # the kernels whose warps share an item (--cuda-lanes 32), one word and two, the root in them
+        tasks += [("count --cuda-lanes 32", ["count", "--board", "5x4", "--pieces", "pentominoes", "--frontier", "1",
+                                             "--cuda-lanes", "32", *b, "--json"]),
                   ("two-word count --cuda-lanes 32", ["count", "--board", str(wide), "--pieces", "pentominoes",
-                                                      "--cuda-lanes", "32", *b, "--json"])]
+                                                      "--frontier", "1", "--cuda-lanes", "32", *b, "--json"])]
     return tasks

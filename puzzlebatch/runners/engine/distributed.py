@@ -315,7 +315,7 @@ class DFSPayload:
     root: np.ndarray
     goal: int
     backend: str  # auto|cpu|cuda, selected by each worker
-    settings: tuple  # SearchSettings fields
+    settings: tuple  # SearchSettings fields: budget, batch_size, frontier_target, first_batch_size, cuda_lanes
     key: str  # identifies the problem in the per-process cache
 
     @classmethod
@@ -326,7 +326,7 @@ class DFSPayload:
                      backend_request.encode(), repr(s).encode()):
             h.update(part)
         return cls(p.rules.__name__, p.tables, p.root, int(p.goal), backend_request,
-                   (s.budget, s.batch_size, s.frontier_target, s.first_batch_size), h.hexdigest())
+                   (s.budget, s.batch_size, s.frontier_target, s.first_batch_size, s.cuda_lanes), h.hexdigest())
 
 
 _WORKER_DFS: dict = {}
@@ -342,7 +342,8 @@ def _worker_dfs(payload: DFSPayload):
 
     problem = SearchProblem(importlib.import_module(payload.rules), payload.tables, payload.root, payload.goal)
     backend = select_backend(payload.backend)
-    dfs = BatchDFS(problem, backend, SearchSettings(*payload.settings))
+    budget, batch, frontier, first, lanes = payload.settings
+    dfs = BatchDFS(problem, backend, SearchSettings(budget, batch, frontier, first, cuda_lanes=lanes))
     tiny = SearchSettings(budget=1, batch_size=1, frontier_target=1, first_batch_size=1)
     BatchDFS(problem, backend, tiny).count(Frontier.root(problem), max_batches=1)
     _WORKER_DFS.clear()  # one problem at a time per worker

@@ -76,7 +76,9 @@ def merge_expand(dfs: BatchDFS, frontier: Frontier, totals: SearchTotals, max_it
     """Count by merged states: expand layer by layer, keeping each set of equal children (same depth and
     :attr:`~puzzlebatch.runners.engine.search.SearchProblem.merge_key` words) once, with the sum of their
     weights; the solutions reached are counted.  Stops when the frontier is empty, or before a layer would hold
-    more than ``max_items`` items (the work left is then that frontier, for the batch DFS).  Exact for any
+    more than ``max_items`` items (the work left is then that frontier, for the batch DFS): found while building
+    it, or predicted from the last layer's states per child slot at over :data:`PREDICT_OVER` times that (then the
+    layer is not built).  Exact for any
     ``max_items``: the nodes merged have the same subtree, so the same count.  Not for enumerating: a merged
     item keeps one path's moves.
 

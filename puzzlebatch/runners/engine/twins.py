@@ -50,9 +50,8 @@ def twin(backend: Backend, kind: Kind, rules: ModuleType | None = None, *, inlin
     ``rules`` is the family's rules module for the generic families (``search``: a DFS rules module; ``ga``: a GA
     operator module); ``inline=False`` compiles the search rules as separate functions on the CPU (for rules
     that are called from many places, where inlining costs compile time); ``lanes`` (``search`` on CUDA): the
-    threads that share each work item's candidate tests, a warp for rules that name ``candidate_fits`` (others,
-    such as the general tables of a count's smaller covers, run a thread an item; the caller checks its main
-    rules, see :func:`puzzlebatch.runners.polyomino.solver.check_lanes`)."""
+    threads that share each work item's candidate tests: a warp, for rules that name ``candidate_fits`` (the
+    bitboards); anything else is a :class:`~puzzlebatch.errors.PuzzleInputError`, never a quiet thread an item."""
     known = kinds()
     if kind not in known:
         raise ValueError(f"unknown kernel family {kind!r} (one of {', '.join(known)})")
@@ -60,15 +59,18 @@ def twin(backend: Backend, kind: Kind, rules: ModuleType | None = None, *, inlin
     if k.needs_rules and rules is None:
         raise ValueError(f"kernel family {kind!r} needs its rules module")
     args = (rules,) if k.needs_rules else ()
-    if lanes > 1 and (kind != "search" or backend.kind == "cpu"):
-        raise ValueError(f"lanes sharing a work item: the CUDA search kernels only, not {kind} on {backend.name}")
+    if lanes > 1 and (kind != "search" or backend.kind == "cpu" or not hasattr(rules, "candidate_fits")):
+        from puzzlebatch.errors import PuzzleInputError
+
+        what = f"{rules.__name__.rsplit('.', 1)[-1]} tests no single candidate" if kind == "search" and \
+            backend.kind != "cpu" else f"{kind} runs on {backend.name}"
+        raise PuzzleInputError(f"cuda lanes: {lanes} threads an item share the candidate tests of the CUDA search "
+                               f"kernels of the bitboard rules; {what} (use one thread an item)")
     if backend.kind == "cpu":
         make = _load(k.cpu)
         drivers = make(*args, inline=inline) if kind == "search" else make(*args)
         return CountingDrivers(drivers, k.launches)
-    if lanes > 1 and hasattr(rules, "candidate_fits"):
-        return _load(k.cuda)(*args, lanes=lanes)
-    return _load(k.cuda)(*args)
+    return _load(k.cuda)(*args, lanes=lanes) if lanes > 1 else _load(k.cuda)(*args)
 
 
 def cpu_launches(kind: Kind) -> tuple[str, ...]:

@@ -323,7 +323,7 @@ def count_packing_run(pk: P.Packing, backend: Backend, mode: str = DEFAULT_MODE,
     """
     t0 = work_clock()
     eng = engine(pk.cover, mode, prune)
-    check_lanes(eng, settings)
+    check_lanes(eng, settings, backend)
     syms = P.symmetries(pk) if distinct else P.symmetries(pk)[:1]
     img = P.option_images(pk, syms) if len(syms) > 1 else None
     plan = burnside_plan(pk, syms, img) if sink is None and len(syms) > 1 else None
@@ -388,13 +388,17 @@ def count_packing_run(pk: P.Packing, backend: Backend, mode: str = DEFAULT_MODE,
     return result, left, totals
 
 
-def check_lanes(eng: Engine, settings: SearchSettings | None) -> None:
-    """A CUDA kernel whose lanes share each item (``settings.cuda_lanes`` > 1) needs rules that test one candidate
-    at a time: the bitboards."""
+def check_lanes(eng: Engine, settings: SearchSettings | None, backend: Backend) -> None:
+    """A CUDA kernel whose lanes share each item (``settings.cuda_lanes`` > 1) runs on CUDA, with rules that test
+    one candidate at a time: the bitboards."""
     lanes = settings.cuda_lanes if settings is not None else 1
+    if lanes > 1 and backend.kind == "cpu":
+        raise PuzzleInputError(f"cuda lanes: {lanes} threads an item are for CUDA kernels; the backend is "
+                               f"{backend.name}")
     if lanes > 1 and not hasattr(eng.rules, "candidate_fits"):
-        raise PuzzleInputError(f"--cuda-lanes {lanes}: the bitboard branch only (its lanes share a node's candidate "
-                               f"tests); this problem runs the {eng.mode} branch on the general tables")
+        raise PuzzleInputError(f"--cuda-lanes {lanes}: the bitboard branch only (each piece once, cells and pieces "
+                               f"128 at most, no --heuristic); this problem runs --branch {eng.mode}: drop "
+                               f"--cuda-lanes or use --branch bitboard")
 
 
 def count_orbits(eng: Engine, backend: Backend, settings: SearchSettings | None, leaf: P.Leaf,
@@ -438,8 +442,12 @@ def count_cover(eng: Engine, backend: Backend, settings: SearchSettings | None, 
         free = ec.n_primary - sum(1 for i in set(ec.precovered) if i < ec.n_primary)
         if int(best[ec.n_primary:-1].sum()) < free:
             return 0, 0
-    totals, left = count_engine(engine(ec, eng.mode if eng.mode != "enclosed" else "first", eng.prune),
-                                backend, settings, pool=pool)
+    sub = engine(ec, eng.mode if eng.mode != "enclosed" else "first", eng.prune)
+    if settings is not None and settings.cuda_lanes > 1 and not hasattr(sub.rules, "candidate_fits"):
+        from dataclasses import replace
+
+        settings = replace(settings, cuda_lanes=1)  # fixed points on the general tables: a thread an item
+    totals, left = count_engine(sub, backend, settings, pool=pool)
     if len(left):
         raise AssertionError("a symmetric subproblem's count stopped before the end")
     return int(totals.count), int(totals.nodes)
@@ -461,7 +469,7 @@ def solve_packing(pk: P.Packing, backend: Backend, mode: str = DEFAULT_MODE, pru
     t0 = work_clock()
     order = P.option_order(pk, heuristic) if heuristic != "none" else None
     eng = engine(pk.cover, mode, prune, order)
-    check_lanes(eng, settings)
+    check_lanes(eng, settings, backend)
     if eng.dead:
         return SolveResult(False, [], 0, work_clock() - t0, backend.name)
     dfs = BatchDFS(eng.problem, backend, settings, pool=pool)
