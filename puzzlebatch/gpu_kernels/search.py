@@ -87,6 +87,11 @@ def dfs_lanes_kernel(states, stacks, roots, los, goal, budget, max_solutions, st
     stack = cuda.local.array(LANE_DEPTH, np.int32)
     res = cuda.local.array(OUT_WIDTH, np.int64)
     width = states.shape[1]
+    # numba's simulator makes a block's shared array at its first call without a lock, so two threads can get two
+    # arrays: one call that scans nothing, a barrier, and every later call finds the array that was kept (on a GPU,
+    # a no-op and a barrier)
+    lanes_next_choice(state, 0, 0, 0, tables)
+    cuda.syncthreads()
     for i in range(cuda.blockIdx.x, states.shape[0], cuda.gridDim.x):
         for k in range(width):
             state[k] = states[i, k]
