@@ -59,13 +59,11 @@ def twin(backend: Backend, kind: Kind, rules: ModuleType | None = None, *, inlin
     if k.needs_rules and rules is None:
         raise ValueError(f"kernel family {kind!r} needs its rules module")
     args = (rules,) if k.needs_rules else ()
-    if lanes > 1 and (kind != "search" or backend.kind == "cpu" or not hasattr(rules, "candidate_fits")):
+    if lanes > 1 and (kind != "search" or backend.kind == "cpu"):  # the CUDA search unit checks the rules
         from puzzlebatch.errors import PuzzleInputError
 
-        what = f"{rules.__name__.rsplit('.', 1)[-1]} tests no single candidate" if kind == "search" and \
-            backend.kind != "cpu" else f"{kind} runs on {backend.name}"
-        raise PuzzleInputError(f"cuda lanes: {lanes} threads an item share the candidate tests of the CUDA search "
-                               f"kernels of the bitboard rules; {what} (use one thread an item)")
+        raise PuzzleInputError(f"cuda lanes: {lanes} threads an item are for the CUDA search kernels; {kind} runs "
+                               f"on {backend.name} (use one thread an item)")
     if backend.kind == "cpu":
         make = _load(k.cpu)
         drivers = make(*args, inline=inline) if kind == "search" else make(*args)
