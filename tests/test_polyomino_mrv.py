@@ -136,6 +136,69 @@ def test_live_options_and_counts_equal_a_recount_at_random_nodes(seed):
             d += 1
 
 
+def test_watched_items_reject_only_dead_children_and_leave_the_rest_alone():
+    # X4's look at an option's watched items before the child is built: the same verdict and the same state as
+    # the tables without watched items, at every live option of random nodes; a rejection there is a child with
+    # an uncovered primary item and no live option (recounted with sets), and there are such rejections.
+    from puzzlebatch.cpu_fallback.search import search_unit
+
+    u = search_unit(MR)
+    rejected = 0
+    for seed in range(6):
+        rejected += _watched_walks(random.Random(300 + seed), u)
+    assert rejected > 0
+
+
+def _watched_walks(rng, u) -> int:
+    pk = random_packing(rng)
+    ec = pk.cover
+    enc = mrv.encode(ec)
+    t = enc.tables
+    bare = t.copy()
+    bare[MR.H_KW] = 0
+    kw, lw, s_live = t[MR.H_KW], t[MR.H_LW], t[MR.S_LIVE]
+    assert kw == min(mrv.WATCHED, t[MR.H_NP])
+    watch = t[t[MR.H_WATCH]:t[MR.H_WATCH] + len(ec.options) * kw].reshape(len(ec.options), kw)
+    k = t[MR.H_K]
+
+    def items(o):
+        return {int(i) for i in t[t[MR.H_OPTITEMS] + o * k:t[MR.H_OPTITEMS] + (o + 1) * k] if i >= 0}
+
+    for o, row in enumerate(watch):
+        assert all(i == -1 or (0 <= i < t[MR.H_NP] and i not in items(o)) for i in row)
+        assert (row[:np.count_nonzero(row >= 0)] >= 0).all()  # -1 padding at the end only
+    root_covered = {i for i in range(t[MR.H_NI]) if (int(enc.root[i // 63]) >> (i % 63)) & 1}
+    rejected = 0
+    for _ in range(15):
+        s = enc.root.copy()
+        chosen: list[int] = []
+        d = 0
+        while d < enc.goal and s[t[MR.S_ITEM] + d] >= 0:
+            words = s[s_live + d * lw:s_live + (d + 1) * lw]
+            live = [o for o in range(len(ec.options)) if (int(words[o // 63]) >> (o % 63)) & 1]
+            ok = []
+            for o in live:
+                a, b = s.copy(), s.copy()
+                got = u.place(a, d, o, t)
+                assert got == u.place(b, d, o, bare)
+                if got:
+                    np.testing.assert_array_equal(a, b)
+                    ok.append(o)
+                if u.watched_dead(s, d, o, t):
+                    rejected += 1
+                    covered = root_covered.union(*(items(c) for c in chosen + [o]))
+                    held = set().union(*(items(q) for q in range(len(ec.options)) if not items(q) & covered))
+                    dead = [i for i in range(t[MR.H_NP]) if i not in covered and i not in held]
+                    assert dead and not got
+            if not ok:
+                break
+            o = rng.choice(ok)
+            assert u.place(s, d, o, t)
+            chosen.append(o)
+            d += 1
+    return rejected
+
+
 def subtree_count(u, s, d, goal, t) -> int:
     """Solutions below a node by applying every move (no early count)."""
     if d == goal:

@@ -74,6 +74,33 @@ def conflicts(ec: ExactCover, items_of: list[list[int]], n_primary: int, n_items
     return conf
 
 
+WATCHED = 4  # items watched an option (3 to 8 measured alike on the Bedlam cube: bench/log/polyomino.md)
+
+
+def watched_items(conf: np.ndarray | None, imask: np.ndarray, items_of: list[list[int]], n_primary: int,
+                  k: int | None = None) -> np.ndarray:
+    """(n_opt, k) int64: per option, the primary items outside it whose options it kills the largest share of
+    (most first, -1 padded; only items it kills some of).  Choosing the option leaves such an item without an
+    option most often: :func:`mrv_rules.watched_dead` looks at them before the child is built."""
+    k = WATCHED if k is None else k
+    n_opt = len(items_of)
+    out = np.full((max(n_opt, 1), k), -1, np.int64)
+    if not n_opt or not n_primary or not k:
+        return out
+    holds = imask[:n_primary].T  # (n_opt, n_primary): the option holds the item
+    held = holds.sum(axis=0).astype(np.float32)  # options per item
+    share = (conf.astype(np.float32) @ holds.astype(np.float32)) / np.maximum(held, 1.0)
+    share[holds] = 0.0  # its own items are covered by it
+    k = min(k, n_primary)
+    top = np.argpartition(-share, k - 1, axis=1)[:, :k] if k < n_primary else np.tile(np.arange(k), (n_opt, 1))
+    # most first; ties: the lower item
+    order = np.lexsort((top, -np.take_along_axis(share, top, axis=1)), axis=1)
+    top = np.take_along_axis(top, order, axis=1)
+    keep = np.take_along_axis(share, top, axis=1) > 0
+    out[:, :k] = np.where(keep, top, -1)
+    return out
+
+
 def encode(ec: ExactCover) -> Encoded:
     """Tables and root; the options are tried in id order."""
     if not supports(ec):
@@ -111,8 +138,9 @@ def encode(ec: ExactCover) -> Encoded:
     goal = ec.max_depth()
     k = max((len(x) for x in items_of), default=1)
     # The conflict masks are built as dense (n_opt, n_opt) products and boolean masks first (see conflicts and
-    # _pack): about 10 bytes per pair of options at the peak, beside the (n_opt, n_items) incidence matrix.
-    check_memory(8 * (n_opt * (2 * lw + nw + k) + 8 * lw * (goal + 1)) + 10 * n_opt * n_opt
+    # _pack) and as float32 for the watched items: about 14 bytes per pair of options at the peak, beside the
+    # (n_opt, n_items) incidence matrix.
+    check_memory(8 * (n_opt * (2 * lw + nw + k) + 8 * lw * (goal + 1)) + 14 * n_opt * n_opt
                  + 12 * n_opt * n_items, f"incremental MRV over {n_opt:,} options (a conflict mask each)")
 
     lists: list[list[int]] = [[] for _ in range(n_primary)]
@@ -130,8 +158,9 @@ def encode(ec: ExactCover) -> Encoded:
     optbits = np.zeros((max(n_opt, 1), nw), np.int64)
     for o, its in enumerate(items_of):
         optbits[o] = bitset_words(its, nw)
-    conf = (_pack(conflicts(ec, items_of, n_primary, n_items, new_id), n_opt) if n_opt
-            else np.zeros((1, lw), np.int64))
+    conf_rows = conflicts(ec, items_of, n_primary, n_items, new_id) if n_opt else None
+    conf = _pack(conf_rows, n_opt) if n_opt else np.zeros((1, lw), np.int64)
+    watch = watched_items(conf_rows, imask, items_of, n_primary)
     primcnt = np.asarray([sum(1 for i in its if i < n_primary) for its in items_of] or [0], np.int64)
 
     packer = TablePacker(R.H_WIDTH)
@@ -151,6 +180,8 @@ def encode(ec: ExactCover) -> Encoded:
     put(R.H_CONF, conf)
     put(R.H_IMASK, _pack(imask, n_opt))
     put(R.H_PRIMCNT, primcnt)
+    header[R.H_KW] = watch.shape[1]
+    put(R.H_WATCH, watch)
     put(R.H_PRIM, bitset_words(range(n_primary), nw))
     # state: covered | live options per depth (goal + 1 slots) | option per depth | item per depth | counts |
     # per depth the non-zero live words (a count, then their indices)
