@@ -127,13 +127,19 @@ def test_live_options_and_counts_equal_a_recount_at_random_nodes(seed):
             assert item == min(free, key=lambda i: (key[i], i))
             fits = [o for o in sorted(live) if item in ({i for i in ec.options[o]} |
                     ({enc.piece_item[ec.option_group[o]]} if ec.option_group[o] in enc.piece_item else set()))]
-            ok = [o for o in fits if u.place(s.copy(), d, o, t)]
-            if not ok:
+            if not step(rng, u, s, d, [o for o in fits if u.place(s.copy(), d, o, t)], chosen, t):
                 break
-            o = rng.choice(ok)
-            assert u.place(s, d, o, t)
-            chosen.append(o)
             d += 1
+
+
+def step(rng, u, s, d, ok, chosen, t) -> bool:
+    """One step of a random walk: place one of the options ``ok`` at depth ``d`` (False: none to place)."""
+    if not ok:
+        return False
+    o = rng.choice(ok)
+    assert u.place(s, d, o, t)
+    chosen.append(o)
+    return True
 
 
 def test_watched_items_reject_only_dead_children_and_leave_the_rest_alone():
@@ -190,11 +196,8 @@ def _watched_walks(rng, u) -> int:
                     held = set().union(*(items(q) for q in range(len(ec.options)) if not items(q) & covered))
                     dead = [i for i in range(t[MR.H_NP]) if i not in covered and i not in held]
                     assert dead and not got
-            if not ok:
+            if not step(rng, u, s, d, ok, chosen, t):
                 break
-            o = rng.choice(ok)
-            assert u.place(s, d, o, t)
-            chosen.append(o)
             d += 1
     return rejected
 
