@@ -142,6 +142,16 @@ def step(rng, u, s, d, ok, chosen, t) -> bool:
     return True
 
 
+def test_watched_items_of_a_small_cover():
+    # options {a}, {a, b}, {b}: the first kills one of b's two options (half of them), the last one of a's; the
+    # middle one holds both items and watches none; rows are -1 padded, and a cover with no options gives one row
+    conf = np.array([[1, 1, 0], [1, 1, 1], [0, 1, 1]], bool)
+    holds = np.array([[1, 1, 0], [0, 1, 1]], bool)  # (items, options)
+    got = mrv.watched_items(conf, holds, [[0], [0, 1], [1]], 2, k=3)
+    np.testing.assert_array_equal(got, [[1, -1, -1], [-1, -1, -1], [0, -1, -1]])
+    assert mrv.watched_items(None, np.zeros((1, 0), bool), [], 0).tolist() == [[-1] * mrv.WATCHED]
+
+
 def test_watched_items_reject_only_dead_children_and_leave_the_rest_alone():
     # X4's look at an option's watched items before the child is built: the same verdict and the same state as
     # the tables without watched items, at every live option of random nodes; a rejection there is a child with
@@ -163,7 +173,7 @@ def _watched_walks(rng, u) -> int:
     bare = t.copy()
     bare[MR.H_KW] = 0
     kw, lw, s_live = t[MR.H_KW], t[MR.H_LW], t[MR.S_LIVE]
-    assert kw == min(mrv.WATCHED, t[MR.H_NP])
+    assert kw == mrv.WATCHED  # -1 padded where an option kills fewer items
     watch = t[t[MR.H_WATCH]:t[MR.H_WATCH] + len(ec.options) * kw].reshape(len(ec.options), kw)
     k = t[MR.H_K]
 
