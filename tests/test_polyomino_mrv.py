@@ -147,9 +147,9 @@ def test_watched_items_of_a_small_cover():
     # middle one holds both items and watches none; rows are -1 padded, and a cover with no options gives one row
     conf = np.array([[1, 1, 0], [1, 1, 1], [0, 1, 1]], bool)
     holds = np.array([[1, 1, 0], [0, 1, 1]], bool)  # (items, options)
-    got = mrv.watched_items(conf, holds, [[0], [0, 1], [1]], 2, k=3)
+    got = mrv.watched_items(conf, holds, 3, 2, k=3)
     np.testing.assert_array_equal(got, [[1, -1, -1], [-1, -1, -1], [0, -1, -1]])
-    assert mrv.watched_items(None, np.zeros((1, 0), bool), [], 0).tolist() == [[-1] * mrv.WATCHED]
+    assert mrv.watched_items(None, np.zeros((1, 0), bool), 0, 0).tolist() == [[-1] * mrv.WATCHED]
 
 
 def test_watched_items_reject_only_dead_children_and_leave_the_rest_alone():

@@ -77,13 +77,12 @@ def conflicts(ec: ExactCover, items_of: list[list[int]], n_primary: int, n_items
 WATCHED = 4  # items watched an option (3 to 8 measured alike on the Bedlam cube: bench/log/polyomino.md)
 
 
-def watched_items(conf: np.ndarray | None, imask: np.ndarray, items_of: list[list[int]], n_primary: int,
+def watched_items(conf: np.ndarray | None, imask: np.ndarray, n_opt: int, n_primary: int,
                   k: int | None = None) -> np.ndarray:
     """(n_opt, k) int64: per option, the primary items outside it whose options it kills the largest share of
     (most first, -1 padded; only items it kills some of).  Choosing the option leaves such an item without an
     option most often: :func:`mrv_rules.watched_dead` looks at them before the child is built."""
     k = WATCHED if k is None else k
-    n_opt = len(items_of)
     out = np.full((max(n_opt, 1), k), -1, np.int64)
     if not n_opt or not n_primary or not k:
         return out
@@ -160,7 +159,7 @@ def encode(ec: ExactCover) -> Encoded:
         optbits[o] = bitset_words(its, nw)
     conf_rows = conflicts(ec, items_of, n_primary, n_items, new_id) if n_opt else None
     conf = _pack(conf_rows, n_opt) if n_opt else np.zeros((1, lw), np.int64)
-    watch = watched_items(conf_rows, imask, items_of, n_primary)
+    watch = watched_items(conf_rows, imask, n_opt, n_primary)
     primcnt = np.asarray([sum(1 for i in its if i < n_primary) for its in items_of] or [0], np.int64)
 
     packer = TablePacker(R.H_WIDTH)
