@@ -37,7 +37,7 @@ def test_board_features_read_the_problem_file():
 
 def test_prediction_is_the_mean_of_the_nearest_boards(tmp_path):
     """Three training boards: two like a 10x10 board, one like a 50x50; the 10x10 board's prediction is the mean
-    of the two near ones (k=2), and the portfolio's rows come best first."""
+    of the two near ones (k=2); the portfolio's rows: the default weights, then the others best first."""
     small, large = parse_problem(generate_problem(3)), parse_problem(generate_problem(4))
     near = fit.board_features(small)
     far = near + 10.0
@@ -49,7 +49,9 @@ def test_prediction_is_the_mean_of_the_nearest_boards(tmp_path):
         assert fit.predict(small, k=2, path=path) == pytest.approx([1.0, 1.06, 0.95])
         w = fit.fitted_weights(small, rows=2, k=2, path=path)
         assert w.shape == (2, len(FEATURE_NAMES))
-        assert np.array_equal(w[0], cands[1]) and np.array_equal(w[1], cands[0])
+        assert np.array_equal(w[0], cands[0]) and np.array_equal(w[1], cands[1])  # the default first
+        w = fit.fitted_weights(small, rows=3, k=2, path=path)
+        assert [r[0] for r in w] == [cands[0][0], 1.0, 2.0]  # then the others, best predicted first
         assert np.array_equal(fit.fitted_weights(small, rows=1, k=2, path=path), cands[1])  # one row: a vector
         # leaving a board out changes its neighbours
         assert fit.predict(small, k=1, path=path, exclude="a") == pytest.approx([1.0, 1.02, 1.00])
@@ -101,5 +103,60 @@ def test_a_portfolio_is_cut_to_the_rows_whose_games_fit_in_the_time():
 
     assert portfolio_rows(3, 10.0, 100) == 3  # 2,500 placements of time for 100 a row
     assert portfolio_rows(3, 10.0, int(PORTFOLIO_RATE * 10 / 2)) == 2
-    assert portfolio_rows(3, 1.0, 10**6) == 1  # never none
+    assert portfolio_rows(3, 1.0, 10**6) == 0  # not one row's games: none
     assert portfolio_rows(1, 100.0, 1) == 1
+
+
+class _SteppedClock:
+    """A stand-in for the player's ``time``: every ``perf_counter()`` call advances by ``step`` seconds, so the
+    time the first row leaves depends on the calls made, not on this machine's load."""
+
+    def __init__(self, step: float):
+        self.now, self.step = 0.0, step
+
+    def perf_counter(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+@pytest.mark.parametrize("step, after", [(1e-3, 1), (2.0, 0)])
+def test_a_clocked_portfolio_plays_its_first_row_whole_then_the_others_in_the_time_left(cpu, monkeypatch, step,
+                                                                                        after):
+    """On a clock a portfolio's first row plays exactly as it would alone (same games, same strings); the other
+    rows play only in the time it leaves (a fast clock: they do; a slow one: none), and a game's solution is
+    replaced only by one that scores more."""
+    from puzzlebatch.runners.hextris import player as hextris_player
+    from puzzlebatch.runners.hextris.player import play_problems
+
+    problem = official_problem(21)  # 20 units, one seed
+    other = fit.load_fit()["candidates"][1]
+
+    def play(weights):
+        monkeypatch.setattr(hextris_player, "time", _SteppedClock(step))
+        timings = []
+        got = play_problems([problem], cpu, weights=weights, seconds=60, max_beam=8, weave_phrases=False,
+                            timings=timings)
+        return {s.entry["seed"]: s for s in got}, timings[0]
+
+    alone, t_alone = play(DEFAULT_WEIGHTS)
+    both, t_both = play(np.stack([DEFAULT_WEIGHTS, other]))
+    assert t_alone["rows_after"] == 0 and t_both["rows_after"] == after
+    assert t_both["mean_beam"] == t_alone["mean_beam"] and t_both["plan_s"] == t_alone["plan_s"]
+    assert both.keys() == alone.keys()
+    for seed, s in both.items():
+        assert s.total >= alone[seed].total
+        if s.total == alone[seed].total:
+            assert s.entry == alone[seed].entry  # ties keep the first row's game
+    if after == 0:
+        assert [(s.entry, s.total) for s in both.values()] == [(s.entry, s.total) for s in alone.values()]
+
+
+def test_best_of_keeps_the_first_game_unless_another_scores_more():
+    from puzzlebatch.runners.hextris.player import Solved, best_of
+
+    def sol(seed, total, text):
+        return Solved({"problemId": 1, "seed": seed, "tag": "t", "solution": text}, total, 0, total, "done", False)
+
+    first = [sol(1, 10, "a"), sol(2, 20, "b")]
+    got = best_of(first, [sol(2, 20, "c"), sol(1, 11, "d"), sol(3, 5, "e")])
+    assert [(s.entry["seed"], s.entry["solution"]) for s in got] == [(1, "d"), (2, "b"), (3, "e")]

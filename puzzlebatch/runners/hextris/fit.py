@@ -5,8 +5,9 @@ problems 7 and 23 at 0).  :func:`fitted_weights` predicts, for each candidate ro
 (``puzzlebatch/data/hextris/weight_fit.json``, made by ``bench/hextris_fit.py``), its score on this board relative
 to the default weights: the mean over the ``k`` training boards nearest in feature space (:func:`board_features`,
 each feature standardised over the training boards).  The default weights and the best ``rows - 1`` other
-candidates by that prediction are played as a portfolio: every game once per row, in the same batch and the same
-time, the exact scorer keeping the best.
+candidates by that prediction are played as a portfolio, the exact scorer keeping each game's best: without a clock
+every game once per row in one batch; on a clock the default row first, as if alone, and the others in the time it
+leaves of the board's share.
 
 The table was learned on the 25 qualifier problems and on generated boards
 (:mod:`puzzlebatch.puzzles.hextris.generate`) of other seeds than those it is judged on; ``bench/RESULTS.md``
@@ -87,9 +88,11 @@ def predict_features(x: np.ndarray, *, k: int = NEIGHBOURS, path: str | None = N
 
 
 def fitted_weights(problem: Problem, *, rows: int = ROWS, k: int = NEIGHBOURS, path: str | None = None) -> np.ndarray:
-    """The portfolio for ``problem`` (:func:`predict`): the default weights (candidate 0) and the ``rows - 1``
-    other candidates of best predicted score, ordered by prediction, best first, as a ``(rows, 13)`` array; with
-    ``rows`` 1, the best predicted candidate alone (a plain weight vector).
+    """The portfolio for ``problem`` (:func:`predict`): the default weights (candidate 0) first, then the
+    ``rows - 1`` other candidates of best predicted score, best first, as a ``(rows, 13)`` array; with ``rows`` 1,
+    the best predicted candidate alone (a plain weight vector).  On a clock the player plays the first row as if
+    alone and the others in the time it leaves (``player.play_problems``): the default weights' play is kept
+    whole, and another row's game replaces its game only where it scores more.
 
     The default row stays in: a single row chosen by its neighbours' scores did no better than the default weights
     in the learning table's leave-one-out check, while the best of the default and two chosen rows was never
@@ -100,12 +103,12 @@ def fitted_weights(problem: Problem, *, rows: int = ROWS, k: int = NEIGHBOURS, p
 
 
 def choose_rows(score: np.ndarray, rows: int = ROWS) -> list[int]:
-    """The candidates :func:`fitted_weights` plays for predicted scores ``score``, best first."""
+    """The candidates :func:`fitted_weights` plays for predicted scores ``score``: the default (0), then the
+    others best first (``rows`` 1: the best alone)."""
     best = [int(i) for i in np.argsort(-np.asarray(score), kind="stable")]
     if rows <= 1:
         return best[:1]
-    chosen = [0] + [i for i in best if i != 0][: rows - 1]
-    return sorted(chosen, key=lambda i: (-score[i], i))
+    return [0] + [i for i in best if i != 0][: rows - 1]
 
 
 __all__ = ["FEATURES", "FIT_FILE", "board_features", "choose_rows", "fitted_weights", "load_fit", "predict",

@@ -593,9 +593,48 @@ PORTFOLIO_RATE = 250.0
 def portfolio_rows(rows: int, budget: float, placements: int) -> int:
     """How many of a portfolio's ``rows`` to play when the planning has ``budget`` seconds for ``placements``
     unit placements a row (units x games): every row costs a whole set of games, and a portfolio that cannot
-    finish its games in the time loses more to short beams and partial games than its other rows win.  At
-    least one."""
-    return max(1, min(int(rows), int(budget * PORTFOLIO_RATE // max(1, placements))))
+    finish its games in the time loses more to short beams and partial games than its other rows win (0: not
+    one row's games fit)."""
+    return max(0, min(int(rows), int(budget * PORTFOLIO_RATE // max(1, placements))))
+
+
+#: a clocked portfolio plays its other rows only when its first row left at least this share of the problem's time
+#: (and :data:`AFTER_MIN_S` seconds): below it their games would be cut short
+AFTER_MIN_SHARE = 0.15
+AFTER_MIN_S = 1.0
+
+
+def rows_in_time_left(problem: Problem, backend: Backend, rows: np.ndarray, games: list[int], prefixes: list[str],
+                      phrases: list[str], start: float, mine: float, hard: float | None, *, beam: int, keep: int,
+                      max_beam: int, cap: int | None, plan_share: float, tag: str,
+                      weave_phrases: bool) -> tuple[list[Solved], int]:
+    """A clocked portfolio's rows after the first, in the time the first row (planned, retried and woven) left of
+    the problem's share (from now to ``mine``; the share began at ``start``): the rows whose games fit
+    (:func:`portfolio_rows`; none when not one row's do), in one batch, the beam adapted to ``plan_share`` of that
+    time, then woven until ``mine``.  Returns their solutions (the best of each game) and the rows played (0: too
+    little time left)."""
+    now = time.perf_counter()
+    left = mine - now
+    budget = plan_share * left
+    rows = rows[:portfolio_rows(len(rows), budget, problem.source_length * len(games))]
+    if left < max(AFTER_MIN_S, AFTER_MIN_SHARE * (mine - start)) or not len(rows):
+        return [], 0
+    player = BeamPlayer(problem, backend, np.repeat(rows, len(games), axis=0), beam, keep, max_beam, cap)
+    # greedy past 3/4 of the time left, stopped at 0.85 of it: the weaving and scoring of their games need the rest
+    stop = now + 0.85 * left if hard is None else min(hard, now + 0.85 * left)
+    plans = player.plan(games * len(rows), now + 0.75 * left, stop, budget, prefixes * len(rows))
+    return spell(plans, backend, phrases, tag=tag, weave_phrases=weave_phrases, deadline=mine), len(rows)
+
+
+def best_of(first: list[Solved], more: list[Solved]) -> list[Solved]:
+    """Per game (problem and seed), the better of ``first``'s solution and ``more``'s (ties: ``first``'s), in
+    ``first``'s order, then the games only ``more`` solved."""
+    best = {(s.entry["problemId"], s.entry["seed"]): s for s in first}
+    for s in more:
+        key = (s.entry["problemId"], s.entry["seed"])
+        if key not in best or s.total > best[key].total:
+            best[key] = s
+    return list(best.values())
 
 
 def play_problems(problems: list[Problem], backend: Backend, *, seeds: dict[int, list[int]] | None = None,
@@ -628,8 +667,11 @@ def play_problems(problems: list[Problem], backend: Backend, *, seeds: dict[int,
     ``weights``: one row, a portfolio of rows (every game once per row, in one batch: the exact scorer keeps the
     best), a function of the problem giving either (or None), ``"fit"``: the portfolio chosen from the board's
     features (:func:`puzzlebatch.runners.hextris.fit.fitted_weights`), or None: :func:`board_weights` (the default
-    weights, *rows part full* weighed 1 on boards of wide rows).  With ``seconds``, a portfolio is cut to the rows
-    (first first) whose games fit in the planning time (:func:`portfolio_rows`).
+    weights, *rows part full* weighed 1 on boards of wide rows).  With ``seconds``, a portfolio's first row plays
+    as if it were alone (its share of the time, the survival retries, the weaving), and the other rows, first
+    first, play in the time it leaves of the problem's share (:func:`rows_in_time_left`, as many as fit); a game's
+    solution is replaced only by one that scores more.  So on a clock a portfolio plays its first row exactly as
+    that row alone would.
 
     ``on_unit(problem)``, if given, is called after each unit the planning places in the problem's games (at most
     ``problem.source_length`` times; ``on_problem`` follows when the problem is done).
@@ -672,8 +714,9 @@ def play_problems(problems: list[Problem], backend: Backend, *, seeds: dict[int,
                     prefixes.append(found[0][0])
         weights = per_problem(p)
         weights = board_weights(p) if weights is None else np.asarray(weights, dtype=np.float64)
-        if weights.ndim == 2 and budget is not None:  # the rows, first first, whose games fit in the time
-            weights = weights[:portfolio_rows(len(weights), budget, p.source_length * len(games))]
+        after = None  # with a clock, a portfolio's first row plays alone; the others in the time it leaves
+        if weights.ndim == 2 and budget is not None:
+            weights, after = weights[0], (weights[1:] if len(weights) > 1 else None)
         if weights.ndim == 2 and len(weights) == 1:
             weights = weights[0]
         rows = len(weights) if weights.ndim == 2 else 1  # a portfolio: every game once per weight row, one batch
@@ -689,13 +732,20 @@ def play_problems(problems: list[Problem], backend: Backend, *, seeds: dict[int,
             plans += retried
         t_plan = time.perf_counter()
         solved = spell(plans, backend, phrases, tag=tag, weave_phrases=weave_phrases, deadline=mine)
+        played_after = 0
+        if after is not None:  # the time the first row left of the share, for the other rows
+            more, played_after = rows_in_time_left(p, backend, after, games, prefixes, phrases, start, mine, hard,
+                                                   beam=beam, keep=keep, max_beam=max_beam, cap=cap,
+                                                   plan_share=plan_share, tag=tag, weave_phrases=weave_phrases)
+            solved = best_of(solved, more)
         out.extend(solved)
         if timings is not None:
             used = player.beams_used
             timings.append({"problem": p.id, "plan_s": t_plan - start, "spell_s": time.perf_counter() - t_plan,
                             "budget_s": budget, "mean_beam": float(np.mean(used)) if used else 0.0,
                             "max_beam": int(max(used)) if used else 0,
-                            "survival_retries": len(retried) // len(SURVIVAL_WEIGHTS)})
+                            "survival_retries": len(retried) // len(SURVIVAL_WEIGHTS),
+                            "rows_after": played_after})
         if on_problem is not None:
             on_problem(p, solved)
     return out
