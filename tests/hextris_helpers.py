@@ -35,3 +35,15 @@ def random_solution(rng: random.Random, length: int, down_bias: float = 0.5, mix
         if rng.random() < 0.02:
             out.append(rng.choice("\t\n\r"))
     return "".join(out)
+
+
+class SteppedClock:
+    """A stand-in for the player's ``time`` module: every ``perf_counter()`` call advances by ``step`` seconds, so
+    the beam player's own accounting sees a fast or a slow machine whatever this one is doing."""
+
+    def __init__(self, step: float):
+        self.now, self.step = 0.0, step
+
+    def perf_counter(self) -> float:
+        self.now += self.step
+        return self.now

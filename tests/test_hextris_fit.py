@@ -12,6 +12,7 @@ from puzzlebatch.puzzles.hextris.generate import generate_problem
 from puzzlebatch.puzzles.hextris.model import official_problem, parse_problem
 from puzzlebatch.runners.hextris import fit
 from puzzlebatch.runners.hextris.player import DEFAULT_WEIGHTS, FEATURE_NAMES
+from tests.hextris_helpers import SteppedClock
 
 
 def _table(tmp_path, boards, candidates):
@@ -107,18 +108,6 @@ def test_a_portfolio_is_cut_to_the_rows_whose_games_fit_in_the_time():
     assert portfolio_rows(1, 100.0, 1) == 1
 
 
-class _SteppedClock:
-    """A stand-in for the player's ``time``: every ``perf_counter()`` call advances by ``step`` seconds, so the
-    time the first row leaves depends on the calls made, not on this machine's load."""
-
-    def __init__(self, step: float):
-        self.now, self.step = 0.0, step
-
-    def perf_counter(self) -> float:
-        self.now += self.step
-        return self.now
-
-
 @pytest.mark.parametrize("step, after", [(1e-3, 1), (2.0, 0)])
 def test_a_clocked_portfolio_plays_its_first_row_whole_then_the_others_in_the_time_left(cpu, monkeypatch, step,
                                                                                         after):
@@ -132,7 +121,7 @@ def test_a_clocked_portfolio_plays_its_first_row_whole_then_the_others_in_the_ti
     other = fit.load_fit()["candidates"][1]
 
     def play(weights):
-        monkeypatch.setattr(hextris_player, "time", _SteppedClock(step))
+        monkeypatch.setattr(hextris_player, "time", SteppedClock(step))
         timings = []
         got = play_problems([problem], cpu, weights=weights, seconds=60, max_beam=8, weave_phrases=False,
                             timings=timings)

@@ -18,6 +18,7 @@ from puzzlebatch.puzzles.hextris.model import load_phrases, official_problem, pl
 from puzzlebatch.runners.hextris.phrases import weave
 from puzzlebatch.runners.hextris.playouts import GREEDY_WEIGHTS, Playouts
 from puzzlebatch.runners.hextris.player import BeamPlayer, DEFAULT_WEIGHTS, load_weights, spell
+from tests.hextris_helpers import SteppedClock
 from tests.test_cli import run_cli
 
 
@@ -211,18 +212,6 @@ def test_max_games_bounds_every_batch(cpu):
     assert 1 <= games_for_memory(problem, cpu, 50) < games_for_memory(problem, cpu, 500)
 
 
-class _SteppedClock:
-    """A stand-in for the ``time`` module: every ``perf_counter()`` call advances by ``step`` seconds, so the
-    beam player's own accounting sees a fast or a slow machine whatever this one is doing."""
-
-    def __init__(self, step: float):
-        self.now, self.step = 0.0, step
-
-    def perf_counter(self) -> float:
-        self.now += self.step
-        return self.now
-
-
 @pytest.mark.parametrize("step, last", [(1e-4, 16), (2.0, 1)])
 def test_adaptive_beam_follows_the_measured_time_per_unit(cpu, monkeypatch, step, last):
     """With a budget the beam doubles while the units measured so far leave time for a wider one (up to
@@ -231,7 +220,7 @@ def test_adaptive_beam_follows_the_measured_time_per_unit(cpu, monkeypatch, step
 
     problem = official_problem(21)  # 20 units, one seed
     player = BeamPlayer(problem, cpu, beam=2, keep=4, max_beam=16)
-    monkeypatch.setattr(hextris_player, "time", _SteppedClock(step))
+    monkeypatch.setattr(hextris_player, "time", SteppedClock(step))
     plans = player.plan(problem.source_seeds, budget=5.0)
     assert player.beams_used[0] == 2 and player.beams_used[-1] == last and plans[0].move_score > 0
     # at most doubling or halving from one unit to the next
