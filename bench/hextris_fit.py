@@ -3,7 +3,7 @@
     python bench/hextris_fit.py learn [--qualifier 0-24] [--generated 0-29] [--seeds 1] [--beam 4]
         [--max-units 300]
         [--out puzzlebatch/data/hextris/weight_fit.json]
-    python bench/hextris_fit.py judge [--generated 100-119] [--seconds 20] [--rows 3] [--weights FILE]
+    python bench/hextris_fit.py judge [--generated 100-119] [--seconds 20] [--rows 3] [--jitter 8] [--weights FILE]
     python bench/hextris_fit.py loo                      # leave-one-out on the table itself, no play
 
 ``learn`` plays every candidate row (:data:`CANDIDATES`) on every learning board: the first ``--seeds`` seeds of
@@ -13,8 +13,9 @@ each row's mean total over the default weights' (row 0), with the board's featur
 (:func:`puzzlebatch.runners.hextris.fit.board_features`).
 
 ``judge`` plays each held-out generated board twice with the full player (``play_problems``) at the same
-``--seconds``: with the default weights, then with the fitted portfolio (``fitted_weights``, ``--rows`` rows), or
-with the weights of ``--weights FILE`` (e.g. ``bench/hextris_ga_generated.py --save``'s).
+``--seconds``: with the default weights, then with the fitted portfolio (``fitted_weights``, ``--rows`` rows and
+``--jitter`` rows near the default weights: what ``--weights fit`` plays on a clock), or with the weights of
+``--weights FILE`` (e.g. ``bench/hextris_ga_generated.py --save``'s).
 It prints the problem scores (the floor of the mean over the seeds, as the contest ranked) and counts the boards
 where the portfolio scored more, the same, or less. Generated boards of the learning seeds are refused here.
 """
@@ -140,7 +141,8 @@ def judge(args) -> None:
     rows_out = []
     for s in ids:
         p = parse_problem(generate_problem(s))
-        w = load_weights(args.weights) if args.weights else fit.fitted_weights(p, rows=args.rows, path=args.table)
+        w = load_weights(args.weights) if args.weights else fit.fitted_weights(p, rows=args.rows, path=args.table,
+                                                                               jitter=args.jitter)
         scores = {}
         for label, weights in (("default", DEFAULT_WEIGHTS), ("fitted", w)):
             t = time.perf_counter()
@@ -176,6 +178,9 @@ def main() -> int:
     ap.add_argument("--weights", help="judge: play this weights file (play --weights) against the default weights "
                     "instead of the fitted portfolio")
     ap.add_argument("--rows", type=int, default=fit.ROWS)
+    ap.add_argument("--jitter", type=int, default=fit.JITTER_ROWS,
+                    help="judge: rows near the default weights after the chosen ones (what `--weights fit` adds "
+                    "on a clock; 0: none)")
     ap.add_argument("--k", type=int, default=fit.NEIGHBOURS)
     ap.add_argument("--table", default=None, help="the weight-fit table (default: the package's)")
     ap.add_argument("--out", default=str(fit.FIT_FILE))

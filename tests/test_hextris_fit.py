@@ -149,3 +149,35 @@ def test_best_of_keeps_the_first_game_unless_another_scores_more():
     first = [sol(1, 10, "a"), sol(2, 20, "b")]
     got = best_of(first, [sol(2, 20, "c"), sol(1, 11, "d"), sol(3, 5, "e")])
     assert [(s.entry["seed"], s.entry["solution"]) for s in got] == [(1, "d"), (2, "b"), (3, "e")]
+
+
+def test_a_clocked_fit_adds_rows_near_the_default_weights_named_by_the_board():
+    """``jitter`` rows follow the chosen ones: each non-zero default weight scaled by a factor near 1, zeros kept;
+    the same board gives the same rows, another board others."""
+    p, q = parse_problem(generate_problem(7)), parse_problem(generate_problem(8))
+    plain = fit.fitted_weights(p)
+    w = fit.fitted_weights(p, jitter=5)
+    assert w.shape == (fit.ROWS + 5, len(FEATURE_NAMES)) and np.array_equal(w[: fit.ROWS], plain)
+    near = w[fit.ROWS:]
+    zero = DEFAULT_WEIGHTS == 0
+    assert np.all(near[:, zero] == 0) and np.all(near[:, ~zero] != DEFAULT_WEIGHTS[~zero])
+    ratio = near[:, ~zero] / DEFAULT_WEIGHTS[~zero]
+    assert np.all((ratio > np.exp(-6 * fit.JITTER_SCALE)) & (ratio < np.exp(6 * fit.JITTER_SCALE)))
+    assert np.array_equal(fit.fitted_weights(p, jitter=5), w)
+    assert not np.array_equal(fit.fitted_weights(q, jitter=5)[-5:], near)
+    assert fit.fitted_weights(p, rows=1, jitter=5).shape == (len(FEATURE_NAMES),)  # one row: the best alone
+
+
+def test_fit_on_a_clock_plays_the_rows_near_the_default_too(cpu, monkeypatch):
+    """``weights="fit"`` with ``seconds`` asks for :data:`fit.JITTER_ROWS` rows near the default weights; without
+    a clock, none (every row would cost a whole set of games at the fixed beam)."""
+    from puzzlebatch.runners.hextris import player as hextris_player
+
+    asked = []
+    real = fit.fitted_weights
+    monkeypatch.setattr(fit, "fitted_weights", lambda p, **kw: (asked.append(kw.get("jitter", 0)), real(p, **kw))[1])
+    monkeypatch.setattr(hextris_player, "time", SteppedClock(1e-3))
+    problem = official_problem(21)
+    hextris_player.play_problems([problem], cpu, weights="fit", seconds=60, max_beam=4, weave_phrases=False)
+    hextris_player.play_problems([problem], cpu, weights="fit", beam=1, keep=1, weave_phrases=False)
+    assert asked == [fit.JITTER_ROWS, 0]

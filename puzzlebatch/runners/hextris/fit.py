@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import math
+import zlib
 from functools import lru_cache
 from pathlib import Path
 
@@ -32,6 +33,11 @@ FEATURES = ("log_width", "log_height", "fill", "log_units", "mean_unit_size", "m
             "log_seeds")
 NEIGHBOURS = 8  #: training boards a prediction averages over
 ROWS = 3  #: candidate rows played together by default
+#: rows near the default weights that a clocked player adds after the chosen ones (``fitted_weights(jitter=)``),
+#: for the time the default row leaves: each non-zero weight scaled by ``exp(JITTER_SCALE * z)``, ``z`` normal,
+#: drawn from a generator seeded by the board (the same board, the same rows)
+JITTER_ROWS = 8
+JITTER_SCALE = 0.15
 
 
 def board_features(problem: Problem) -> np.ndarray:
@@ -87,19 +93,39 @@ def predict_features(x: np.ndarray, *, k: int = NEIGHBOURS, path: str | None = N
     return rel[near].mean(axis=0)
 
 
-def fitted_weights(problem: Problem, *, rows: int = ROWS, k: int = NEIGHBOURS, path: str | None = None) -> np.ndarray:
+def fitted_weights(problem: Problem, *, rows: int = ROWS, k: int = NEIGHBOURS, path: str | None = None,
+                   jitter: int = 0) -> np.ndarray:
     """The portfolio for ``problem`` (:func:`predict`): the default weights (candidate 0) first, then the
-    ``rows - 1`` other candidates of best predicted score, best first, as a ``(rows, 13)`` array; with ``rows`` 1,
-    the best predicted candidate alone (a plain weight vector).  On a clock the player plays the first row as if
-    alone and the others in the time it leaves (``player.play_problems``): the default weights' play is kept
-    whole, and another row's game replaces its game only where it scores more.
+    ``rows - 1`` other candidates of best predicted score, best first, then ``jitter`` rows near the default
+    weights (:func:`jittered_rows`), as a ``(rows + jitter, 13)`` array; with ``rows`` 1, the best predicted
+    candidate alone (a plain weight vector).  On a clock the player plays the first row as if alone and the others
+    in the time it leaves (``player.play_problems``): the default weights' play is kept whole, and another row's
+    game replaces its game only where it scores more.
 
     The default row stays in: a single row chosen by its neighbours' scores did no better than the default weights
     in the learning table's leave-one-out check, while the best of the default and two chosen rows was never
     below them there (``bench/hextris_fit.py loo``)."""
     t = load_fit(path)
     chosen = choose_rows(predict(problem, k=k, path=path), rows)
-    return t["candidates"][chosen[0]] if rows <= 1 else t["candidates"][chosen]
+    if rows <= 1:
+        return t["candidates"][chosen[0]]
+    out = t["candidates"][chosen]
+    if jitter > 0:
+        out = np.vstack([out, jittered_rows(t["candidates"][0], jitter, board_seed(problem))])
+    return out
+
+
+def board_seed(problem: Problem) -> int:
+    """A seed that names the board (its size, fill, units, source length and seeds): :func:`jittered_rows`."""
+    return zlib.crc32(np.round(board_features(problem), 9).tobytes())
+
+
+def jittered_rows(base: np.ndarray, n: int, seed: int, scale: float = JITTER_SCALE) -> np.ndarray:
+    """``n`` rows near ``base``: each non-zero weight times ``exp(scale * z)``, ``z`` standard normal (a zero stays
+    zero: a feature the weights leave out stays out), from a generator seeded by ``seed``."""
+    base = np.asarray(base, np.float64)
+    z = np.random.default_rng(seed).standard_normal((int(n), len(base)))
+    return base[None, :] * np.exp(scale * z)
 
 
 def choose_rows(score: np.ndarray, rows: int = ROWS) -> list[int]:
@@ -111,5 +137,5 @@ def choose_rows(score: np.ndarray, rows: int = ROWS) -> list[int]:
     return [0] + [i for i in best if i != 0][: rows - 1]
 
 
-__all__ = ["FEATURES", "FIT_FILE", "board_features", "choose_rows", "fitted_weights", "load_fit", "predict",
-           "predict_features"]
+__all__ = ["FEATURES", "FIT_FILE", "JITTER_ROWS", "board_features", "board_seed", "choose_rows", "fitted_weights",
+           "jittered_rows", "load_fit", "predict", "predict_features"]

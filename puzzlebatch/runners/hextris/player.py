@@ -35,6 +35,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Callable
 
@@ -680,9 +681,10 @@ def play_problems(problems: list[Problem], backend: Backend, *, seeds: dict[int,
 
     phrases = load_phrases() if phrases is None else phrases
     if isinstance(weights, str) and weights == "fit":  # a portfolio per board, chosen from its features
-        from puzzlebatch.runners.hextris.fit import fitted_weights
+        from puzzlebatch.runners.hextris.fit import JITTER_ROWS, fitted_weights
 
-        weights = fitted_weights
+        # on a clock, rows near the default weights too, for the time the default row leaves
+        weights = partial(fitted_weights, jitter=JITTER_ROWS if seconds is not None else 0)
     per_problem = weights if callable(weights) else (lambda p, w=weights: w)
     t0 = time.perf_counter()
     seed_lists = [list(dict.fromkeys(seeds[p.id] if seeds and p.id in seeds else p.source_seeds)) for p in problems]
