@@ -142,7 +142,8 @@ def judge(args) -> None:
     for s in ids:
         p = parse_problem(generate_problem(s))
         w = load_weights(args.weights) if args.weights else fit.fitted_weights(p, rows=args.rows, path=args.table,
-                                                                               jitter=args.jitter)
+                                                                               jitter=args.jitter,
+                                                                               jitter_scale=args.jitter_scale)
         scores = {}
         for label, weights in (("default", DEFAULT_WEIGHTS), ("fitted", w)):
             t = time.perf_counter()
@@ -181,6 +182,8 @@ def main() -> int:
     ap.add_argument("--jitter", type=int, default=fit.JITTER_ROWS,
                     help="judge: rows near the default weights after the chosen ones (what `--weights fit` adds "
                     "on a clock; 0: none)")
+    ap.add_argument("--jitter-scale", type=float, default=fit.JITTER_SCALE,
+                    help="judge: each non-zero default weight of those rows times exp(scale * z), z normal")
     ap.add_argument("--k", type=int, default=fit.NEIGHBOURS)
     ap.add_argument("--table", default=None, help="the weight-fit table (default: the package's)")
     ap.add_argument("--out", default=str(fit.FIT_FILE))

@@ -166,6 +166,7 @@ def test_a_clocked_fit_adds_rows_near_the_default_weights_named_by_the_board():
     assert np.array_equal(fit.fitted_weights(p, jitter=5), w)
     assert not np.array_equal(fit.fitted_weights(q, jitter=5)[-5:], near)
     assert fit.fitted_weights(p, rows=1, jitter=5).shape == (len(FEATURE_NAMES),)  # one row: the best alone
+    assert np.array_equal(fit.fitted_weights(p, jitter=2, jitter_scale=0.0)[-2:], [DEFAULT_WEIGHTS] * 2)
 
 
 def test_fit_on_a_clock_plays_the_rows_near_the_default_too(cpu, monkeypatch):

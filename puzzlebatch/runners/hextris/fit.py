@@ -94,13 +94,13 @@ def predict_features(x: np.ndarray, *, k: int = NEIGHBOURS, path: str | None = N
 
 
 def fitted_weights(problem: Problem, *, rows: int = ROWS, k: int = NEIGHBOURS, path: str | None = None,
-                   jitter: int = 0) -> np.ndarray:
+                   jitter: int = 0, jitter_scale: float = JITTER_SCALE) -> np.ndarray:
     """The portfolio for ``problem`` (:func:`predict`): the default weights (candidate 0) first, then the
     ``rows - 1`` other candidates of best predicted score, best first, then ``jitter`` rows near the default
-    weights (:func:`jittered_rows`), as a ``(rows + jitter, 13)`` array; with ``rows`` 1, the best predicted
-    candidate alone (a plain weight vector).  On a clock the player plays the first row as if alone and the others
-    in the time it leaves (``player.play_problems``): the default weights' play is kept whole, and another row's
-    game replaces its game only where it scores more.
+    weights (:func:`jittered_rows` at ``jitter_scale``), as a ``(rows + jitter, 13)`` array; with ``rows`` 1, the
+    best predicted candidate alone (a plain weight vector).  On a clock the player plays the first row as if alone
+    and the others in the time it leaves (``player.play_problems``): the default weights' play is kept whole, and
+    another row's game replaces its game only where it scores more.
 
     The default row stays in: a single row chosen by its neighbours' scores did no better than the default weights
     in the learning table's leave-one-out check, while the best of the default and two chosen rows was never
@@ -111,7 +111,7 @@ def fitted_weights(problem: Problem, *, rows: int = ROWS, k: int = NEIGHBOURS, p
         return t["candidates"][chosen[0]]
     out = t["candidates"][chosen]
     if jitter > 0:
-        out = np.vstack([out, jittered_rows(t["candidates"][0], jitter, board_seed(problem))])
+        out = np.vstack([out, jittered_rows(t["candidates"][0], jitter, board_seed(problem), jitter_scale)])
     return out
 
 
