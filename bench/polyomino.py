@@ -386,6 +386,8 @@ def main() -> int:
                     help="our branching rule (default: what `polyomino count` runs without --branch)")
     ap.add_argument("--merge", default=None, choices=["auto", "yes", "no"],
                     help="count by merged states (default: what `polyomino count` runs, auto); no: the tree search")
+    ap.add_argument("--memo", type=int, default=None, metavar="ENTRIES",
+                    help="entries of the count's memo a thread (a power of two; 0: none; default: polyomino count's)")
     ap.add_argument("--levels", type=int, default=0, help="also time the first solution of N generated levels")
     ap.add_argument("--heuristics", action="store_true", help="also compare the eight piece orderings")
     args = ap.parse_args()
@@ -413,7 +415,7 @@ def main() -> int:
             mode = args.branch or RP.default_branch(pk)  # default: what `polyomino count` runs without --branch
             import numba
 
-            settings = settings_of(backend, merge=args.merge)
+            settings = settings_of(backend, merge=args.merge, memo=args.memo)
             threads = [int(t) for t in args.threads.split(",")] if args.threads else [None]
             row["threads"] = {}
             # the Rust runs alternate with ours, one after each of our counts, so that both see the same machine
