@@ -5,6 +5,7 @@
         [--out puzzlebatch/data/hextris/weight_fit.json]
     python bench/hextris_fit.py judge [--generated 100-119] [--seconds 20] [--rows 3] [--jitter 8] [--weights FILE]
     python bench/hextris_fit.py loo                      # leave-one-out on the table itself, no play
+    python bench/hextris_fit.py sensitivity [--generated 100-119] [--jitter 8] [--jitter-scale 0.5] [--beam 4]
 
 ``learn`` plays every candidate row (:data:`CANDIDATES`) on every learning board: the first ``--seeds`` seeds of
 each, all rows in one batch of the beam player at a fixed beam, then each plan spelled alone (plain paths and the
@@ -18,6 +19,12 @@ each row's mean total over the default weights' (row 0), with the board's featur
 ``--weights FILE`` (e.g. ``bench/hextris_ga_generated.py --save``'s).
 It prints the problem scores (the floor of the mean over the seeds, as the contest ranked) and counts the boards
 where the portfolio scored more, the same, or less. Generated boards of the learning seeds are refused here.
+
+``sensitivity`` asks of each board whether its placements depend on the weights at all: the candidate rows (the
+default weights first) and ``--jitter`` rows near the default (``--jitter-scale``) play the first ``--seeds``
+seeds' first ``--max-units`` units in one batch at the fixed ``--beam``, without phrases; it prints how many
+different games the rows play and their move scores. On a board where every row plays the same game no choice of
+weights can score more there: what it scores is the phrase weaving's.
 """
 
 from __future__ import annotations
@@ -111,6 +118,38 @@ def learn(args) -> None:
     print(f"wrote {args.out}: {len(out['boards'])} boards, {len(rows)} candidates, {out['seconds']:.0f} s")
 
 
+def sensitivity(args) -> None:
+    cpu = select_backend(args.backend)
+    ids = _ids(args.generated)
+    same = more = 0
+    rows_out = []
+    for s in ids:
+        t = time.perf_counter()
+        p = parse_problem(generate_problem(s))
+        p = dataclasses.replace(p, source_length=min(p.source_length, args.max_units))
+        seeds = list(dict.fromkeys(p.source_seeds))[: args.seeds]
+        rows = np.vstack([CANDIDATES, fit.jittered_rows(DEFAULT_WEIGHTS, args.jitter, s, args.jitter_scale)])
+        player = BeamPlayer(p, cpu, np.repeat(rows, len(seeds), axis=0), args.beam, 8, args.beam)
+        plans = player.plan(seeds * len(rows))
+        solved = [spell([pl], cpu, [], weave_phrases=False) for pl in plans]  # alone: spell keeps a game's best
+        games = [(x[0].entry["seed"], x[0].entry["solution"]) if x else (i, "") for i, x in enumerate(solved)]
+        moves = np.array([x[0].move_score if x else 0 for x in solved], np.int64).reshape(len(rows), len(seeds))
+        moves = moves.sum(axis=1)
+        distinct = len(set(games)) - len(seeds) + 1  # games per seed beyond the first
+        same += distinct == 1
+        more += bool((moves[1:] > moves[0]).any())
+        rows_out.append({"seed": s, "distinct_games": distinct, "moves": moves.tolist()})
+        print(f"generated {s}: {p.width}x{p.height}, {len(p.units)} units, {p.source_length} units played, "
+              f"{len(seeds)} seeds: {distinct} different games from {len(rows)} rows; move score default "
+              f"{moves[0]:,}, the others {moves[1:].min():,}-{moves[1:].max():,} ({(moves[1:] > moves[0]).sum()} "
+              f"more); {time.perf_counter() - t:.1f} s", flush=True)
+    print(f"{len(ids)} boards: every row plays the same game on {same}; some row scores more moves than the default "
+          f"weights on {more}")
+    print(json.dumps({"machine": cpu.device, "settings": {"jitter": args.jitter, "scale": args.jitter_scale,
+                                                          "beam": args.beam, "seeds": args.seeds,
+                                                          "max_units": args.max_units}, "boards": rows_out}))
+
+
 def loo(args) -> None:
     """Leave-one-out on the table: for each board, the rows :func:`fit.choose_rows` plays as the other boards
     predict them, and the best of their measured relative scores there (the portfolio at the learning settings)."""
@@ -168,20 +207,20 @@ def judge(args) -> None:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("part", choices=["learn", "judge", "loo"])
+    ap.add_argument("part", choices=["learn", "judge", "loo", "sensitivity"])
     ap.add_argument("--qualifier", default="0-24")
     ap.add_argument("--generated", default=None, help="generated board seeds (learn: 0-29; judge: 100-119)")
-    ap.add_argument("--seeds", type=int, default=1, help="learn: seeds played per board")
-    ap.add_argument("--beam", type=int, default=4, help="learn: the fixed beam")
-    ap.add_argument("--max-units", type=int, default=300, help="learn: units played of each game at most")
+    ap.add_argument("--seeds", type=int, default=1, help="learn, sensitivity: seeds played per board")
+    ap.add_argument("--beam", type=int, default=4, help="learn, sensitivity: the fixed beam")
+    ap.add_argument("--max-units", type=int, default=300, help="learn, sensitivity: units played of each game at most")
     ap.add_argument("--spell-seconds", type=float, default=2.5, help="learn: weaving time per plan")
     ap.add_argument("--seconds", type=float, default=20.0, help="judge: seconds per board and per side")
     ap.add_argument("--weights", help="judge: play this weights file (play --weights) against the default weights "
                     "instead of the fitted portfolio")
     ap.add_argument("--rows", type=int, default=fit.ROWS)
     ap.add_argument("--jitter", type=int, default=fit.JITTER_ROWS,
-                    help="judge: rows near the default weights after the chosen ones (what `--weights fit` adds "
-                    "on a clock; 0: none)")
+                    help="judge, sensitivity: rows near the default weights after the chosen ones (what "
+                    "`--weights fit` adds on a clock; 0: none)")
     ap.add_argument("--jitter-scale", type=float, default=fit.JITTER_SCALE,
                     help="judge: each non-zero default weight of those rows times exp(scale * z), z normal")
     ap.add_argument("--k", type=int, default=fit.NEIGHBOURS)
@@ -191,7 +230,7 @@ def main() -> int:
     args = ap.parse_args()
     if args.generated is None:
         args.generated = "0-29" if args.part == "learn" else "100-119"
-    {"learn": learn, "judge": judge, "loo": loo}[args.part](args)
+    {"learn": learn, "judge": judge, "loo": loo, "sensitivity": sensitivity}[args.part](args)
     return 0
 
 
