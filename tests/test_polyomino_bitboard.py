@@ -114,9 +114,10 @@ def test_the_first_solution_is_a_tiling(cpu):
     P.validate(pk, res.placements)
 
 
-def _full_flood_dead(free, used, tables):
+def _full_flood_dead(free, used, tables, fits=None):
     """Every region of ``free`` by a plain flood fill on coordinates; dead when a region that is not all of
-    ``free`` has a size the unused pieces cannot sum to."""
+    ``free`` has a size the unused pieces cannot sum to, or (``fits``: the groups placed on each set of cells, where
+    every piece has one size) has one piece's size and no unused piece is placed on exactly its cells."""
     cells = [i for i in range(free.bit_length()) if (free >> i) & 1]
     shape = tables["shape"]
     left = [s for g, s in enumerate(tables["sizes"]) if not (used >> g) & 1]
@@ -143,7 +144,81 @@ def _full_flood_dead(free, used, tables):
         seen |= region
         if len(region) < len(cells) and len(region) not in sums:
             return True
+        if fits is not None and len(region) < len(cells) and len(region) == tables["sizes"][0] and \
+                not any(not (used >> g) & 1 for g in fits.get(frozenset(region), ())):
+            return True
     return False
+
+
+def placements_by_cells(ec):
+    """The groups with a placement on each set of cells (an option's items are its cells)."""
+    fits = {}
+    for items, g in zip(ec.option_array(), ec.option_group):
+        fits.setdefault(frozenset(int(i) for i in items if i >= 0), set()).add(int(g))
+    return fits
+
+
+def random_tiling(rng, ec):
+    """A tiling by a first-empty-cell search over the options in a random order: ``[(cells mask, group)]``."""
+    full = (1 << ec.n_primary) - 1
+    by_first = {}
+    for o in rng.permutation(len(ec.options)):
+        m = sum(1 << int(i) for i in ec.option_array()[o] if i >= 0)
+        by_first.setdefault((m & -m).bit_length() - 1, []).append((m, int(ec.option_group[o])))
+
+    def go(cov, used, out):
+        if cov == full:
+            return out
+        free = full & ~cov
+        for m, g in by_first.get((free & -free).bit_length() - 1, ()):
+            if not m & cov and not (used >> g) & 1:
+                found = go(cov | m, used | 1 << g, out + [(m, g)])
+                if found:
+                    return found
+        return None
+
+    return go(0, 0, [])
+
+
+def random_node(rng, ec):
+    """Covered cells and placed pieces of a random tiling less a few of its pieces; sometimes one of those is
+    marked placed and one that stays marked left instead (as many pieces left as holes), so that some holes fit
+    no piece left."""
+    tiles = random_tiling(rng, ec)
+    order = [int(k) for k in rng.permutation(len(tiles))]
+    out = order[: int(rng.integers(1, 6))]
+    cov = sum(m for k, (m, _) in enumerate(tiles) if k not in out)
+    used = sum(1 << g for k, (_, g) in enumerate(tiles) if k not in out)
+    if rng.random() < 0.5:
+        used ^= (1 << tiles[out[0]][1]) | (1 << tiles[order[-1]][1])
+    return cov, used
+
+
+@pytest.mark.parametrize("lookup", [True, False])
+def test_a_hole_of_one_piece_is_dead_unless_a_piece_left_fits_it(lookup):
+    # one piece size (pentominoes): a closed region of five cells is dead unless a piece left lies on exactly its
+    # cells; checked against a plain flood fill and the placements by their cells, with the rule's hash table of
+    # placements and (lookup False) with its scan of the hole's first cell's list
+    pk = _pack("10x6", "pentominoes")
+    ec = pk.cover
+    t = B.encode(ec, flood=64).tables
+    if not lookup:
+        t[BR.H_PHBITS] = 0
+    ref = {"shape": ec.geometry.shape, "sizes": [ec.group_size(g) for g in range(len(ec.groups))]}
+    fits = placements_by_cells(ec)
+    full = (1 << ec.n_primary) - 1
+    rng = np.random.default_rng(3)
+    got, want, by_size = [], [], []
+    with np.errstate(over="ignore"):
+        for _ in range(200):
+            cov, used = random_node(rng, ec)
+            free = full & ~cov
+            got.append(bool(BR.dead_region(np.int64(B._word(free)), np.int64(used), np.int64(B._word(free)), t)))
+            want.append(_full_flood_dead(free, used, ref, fits))
+            by_size.append(_full_flood_dead(free, used, ref))
+    assert got == want
+    assert sum(w and not s for w, s in zip(want, by_size)) >= 20  # nodes only the hole test kills
+    assert sum(not w for w in want) >= 20
 
 
 @pytest.mark.parametrize("board, pieces", [("8x8", "pentominoes+trominoes"), ("4x4x4", "soma+tetracubes")])

@@ -17,7 +17,8 @@ from puzzlebatch.puzzles.polyomino import shapes as S
 from puzzlebatch.runners.engine.search import SearchSettings
 from puzzlebatch.runners.polyomino import solver as RP
 from tests.backends import GPU
-from tests.test_polyomino_bitboard import _full_flood_dead, assert_one_launch_identical
+from tests.test_polyomino_bitboard import _full_flood_dead, assert_one_launch_identical, placements_by_cells, \
+    random_node
 from tests.test_polyomino_mrv import oracle_count, random_packing
 
 SPLITTY = SearchSettings(budget=5, batch_size=16, frontier_target=6, first_batch_size=4)
@@ -148,6 +149,31 @@ def test_the_region_test_never_rejects_a_live_node_and_sees_small_holes(board, p
             checks.append((got, _full_flood_dead(free, used, ref)))
     assert all(not got or want for got, want in checks)  # sound: only dead nodes are rejected
     assert sum(got == want for got, want in checks) >= 140
+
+
+def test_a_hole_of_one_piece_is_dead_unless_a_piece_left_fits_it():
+    # as on one word (tests/test_polyomino_bitboard.py), the pieces' bits across both words: the hole's placements
+    # are found by a scan of its first cell's list, the pieces left read from both words
+    pk = _pack("10x6", "pentominoes")
+    ec = pk.cover
+    assert ec.n_primary + len(ec.groups) > 64
+    t = B2.encode(ec, flood=128).tables
+    ref = {"shape": ec.geometry.shape, "sizes": [ec.group_size(g) for g in range(len(ec.groups))]}
+    fits = placements_by_cells(ec)
+    full, ncell = (1 << ec.n_primary) - 1, ec.n_primary
+    rng = np.random.default_rng(4)
+    got, want, by_size = [], [], []
+    with np.errstate(over="ignore"):
+        for _ in range(200):
+            cov, used = random_node(rng, ec)
+            free = full & ~cov
+            c = cov | used << ncell
+            got.append(bool(BR2.dead_region(*_words(free), *_words(c), *_words(free), t)))
+            want.append(_full_flood_dead(free, used, ref, fits))
+            by_size.append(_full_flood_dead(free, used, ref))
+    assert got == want
+    assert sum(w and not s for w, s in zip(want, by_size)) >= 15
+    assert sum(not w for w in want) >= 15
 
 
 def test_which_rule_runs():

@@ -15,7 +15,9 @@ at most 64 cells with pieces used once needs, so that a node is a handful of wor
   next to it a flood fill by shifts of the whole word grows at most ``H_FLOODK`` steps.  A region that closes
   within them, and is not all the empty cells, must have a size that the pieces left can fill (equal piece
   sizes: a multiple of the size; otherwise the subset sums of the pieces left, built only when such a region is
-  found).  A region still growing is left alone: the test only ever rejects dead nodes, whatever the bound;
+  found); with equal sizes a hole of exactly one piece's size must also be the cells of a placement of a piece
+  left (:func:`fills`: the table of placements by their cells, or a scan of its first cell's list).  A region
+  still growing is left alone: the test only ever rejects dead nodes, whatever the bound;
 * X6 (``leaf_count``): when at most two pieces are left the solutions are counted without placing them; the
   last piece's placement, if any, is looked up by its cells in a hash table of the placements (``pieces_of``).
 
@@ -130,9 +132,27 @@ def dead_region(free, used, seeds, tables):
                     closed = True
                     break
                 r = n
-        if closed and r != free and not size_ok(popcount(r), used, tables):
-            return True
+        if closed and r != free:
+            size = popcount(r)
+            if not size_ok(size, used, tables):
+                return True
+            if size == tables[H_UNIFORM] and not fills(r, tables[H_ALL] & ~used, tables):
+                return True  # a hole of one piece's size that no piece left fits exactly
         seeds = seeds & ~r  # r holds its seed, closed or not
+    return False
+
+
+def fills(r, left, tables):
+    """Is there a placement of a piece in ``left`` (piece bits) whose cells are exactly ``r``?"""
+    if tables[H_PHBITS] > 0:
+        return (pieces_of(r, tables) & left) != 0
+    ls = tables[H_LSTART]
+    it = list_of(tables[H_FULL] & ~r, bit_index(r & (-r)), tables)  # they fit wherever the rest is covered
+    em = tables[H_ENT] + tables[ls + it]
+    ep = em + tables[H_NENT]
+    for c in range(tables[ls + it + 1] - tables[ls + it]):
+        if tables[em + c] == r and (tables[ep + c] & left) != 0:
+            return True
     return False
 
 
