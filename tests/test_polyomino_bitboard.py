@@ -116,8 +116,8 @@ def test_the_first_solution_is_a_tiling(cpu):
 
 def _full_flood_dead(free, used, tables, fits=None):
     """Every region of ``free`` by a plain flood fill on coordinates; dead when a region that is not all of
-    ``free`` has a size the unused pieces cannot sum to, or (``fits``: the groups placed on each set of cells, where
-    every piece has one size) has one piece's size and no unused piece is placed on exactly its cells."""
+    ``free`` has a size the unused pieces cannot sum to, or (``fits``: the groups placed on each set of cells) is
+    smaller than twice the smallest piece and no unused piece is placed on exactly its cells."""
     cells = [i for i in range(free.bit_length()) if (free >> i) & 1]
     shape = tables["shape"]
     left = [s for g, s in enumerate(tables["sizes"]) if not (used >> g) & 1]
@@ -144,7 +144,7 @@ def _full_flood_dead(free, used, tables, fits=None):
         seen |= region
         if len(region) < len(cells) and len(region) not in sums:
             return True
-        if fits is not None and len(region) < len(cells) and len(region) == tables["sizes"][0] and \
+        if fits is not None and len(region) < len(cells) and len(region) < 2 * min(tables["sizes"]) and \
                 not any(not (used >> g) & 1 for g in fits.get(frozenset(region), ())):
             return True
     return False
@@ -194,12 +194,14 @@ def random_node(rng, ec):
     return cov, used
 
 
+@pytest.mark.parametrize("board, pieces", [("10x6", "pentominoes"), ("11x5", "iq-puzzler-pro")])
 @pytest.mark.parametrize("lookup", [True, False])
-def test_a_hole_of_one_piece_is_dead_unless_a_piece_left_fits_it(lookup):
-    # one piece size (pentominoes): a closed region of five cells is dead unless a piece left lies on exactly its
-    # cells; checked against a plain flood fill and the placements by their cells, with the rule's hash table of
-    # placements and (lookup False) with its scan of the hole's first cell's list
-    pk = _pack("10x6", "pentominoes")
+def test_a_hole_of_one_piece_is_dead_unless_a_piece_left_fits_it(board, pieces, lookup):
+    # a closed region smaller than twice the smallest piece (pentominoes: five cells; IQ Puzzler Pro's pieces of 3
+    # to 5 cells: up to five) is dead unless a piece left lies on exactly its cells; checked against a plain flood
+    # fill and the placements by their cells, with the rule's hash table of placements and (lookup False) with
+    # its scan of the hole's first cell's list
+    pk = _pack(board, pieces)
     ec = pk.cover
     t = B.encode(ec, flood=64).tables
     if not lookup:

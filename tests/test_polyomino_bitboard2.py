@@ -151,10 +151,11 @@ def test_the_region_test_never_rejects_a_live_node_and_sees_small_holes(board, p
     assert sum(got == want for got, want in checks) >= 140
 
 
-def test_a_hole_of_one_piece_is_dead_unless_a_piece_left_fits_it():
+@pytest.mark.parametrize("board, pieces", [("10x6", "pentominoes"), ("11x5", "iq-puzzler-pro")])
+def test_a_hole_of_one_piece_is_dead_unless_a_piece_left_fits_it(board, pieces):
     # as on one word (tests/test_polyomino_bitboard.py), the pieces' bits across both words: the hole's placements
     # are found by a scan of its first cell's list, the pieces left read from both words
-    pk = _pack("10x6", "pentominoes")
+    pk = _pack(board, pieces)
     ec = pk.cover
     assert ec.n_primary + len(ec.groups) > 64
     t = B2.encode(ec, flood=128).tables

@@ -141,6 +141,7 @@ def common_tables(R, ec: ExactCover, prune: bool, flood: int | None, ent: np.nda
     header[R.H_PRUNE] = 1 if prune else 0
     header[R.H_FLOODK] = max(0, int(DEFAULT_FLOOD if flood is None else flood))
     header[R.H_UNIFORM] = placeable[0] if placeable and all(s == placeable[0] for s in placeable) else 0
+    header[R.H_MINSIZE] = min(placeable) if placeable else 0
     header[R.H_NG] = ng
     header[R.H_KEYBITS] = keys.shape[1]
     put(R.H_LSTART, starts)

@@ -10,8 +10,8 @@ steps and the same tree (a board that fits one word searches the same nodes on e
 * X1 is the lowest empty cell (``x & -x`` of the first word with an empty cell) and its list the one its key cells
   pick; X2 scans that list :data:`SCAN` candidates at a time, verdicts gathered in a word;
 * X4, the region test, floods from the empty cells next to the placement by shifts of the 128-bit pair (a shift
-  carries bits between the words), at most ``H_FLOODK`` steps, as on one word (a hole of one piece's size, where
-  the sizes are equal, must be a placement of a piece left: a scan of its first cell's list);
+  carries bits between the words), at most ``H_FLOODK`` steps, as on one word (a hole smaller than twice the
+  smallest piece must be a placement of a piece left: a scan of its first cell's list);
 * X6 (``leaf_count``): with at most two pieces left the solutions are counted without placing them; the last
   piece's placements are found by a scan of the list of the first cell it must cover.
 
@@ -51,7 +51,8 @@ H_KEYBITS = 16  # key cells a cell (k: 2^k lists a cell)
 H_KEYS = 17  # offset: per cell, its k key cells
 S_OPT = 18  # state offset of the option per depth
 S_ITEM = 19  # state offset of the candidate list per depth (the first empty cell and its key; -1: board full)
-H_WIDTH = 20
+H_MINSIZE = 20  # the smallest piece's size: a closed region below twice it is one piece's hole
+H_WIDTH = 21
 SCAN = 4  # candidates the scan tests at once, without a branch each
 
 ENT_WIDTH = 5
@@ -161,9 +162,9 @@ def dead_region(f0, f1, c0, c1, q0, q1, tables):
             size = popcount(r0) + popcount(r1)
             if not size_ok(size, c0, c1, tables):
                 return True
-            if size == tables[H_UNIFORM] and completions(r0, r1, tables[H_PALL0] & ~c0, tables[H_PALL1] & ~c1,
-                                                         tables) == 0:
-                return True  # a hole of one piece's size that no piece left fits exactly
+            if size < 2 * tables[H_MINSIZE] and completions(r0, r1, tables[H_PALL0] & ~c0,
+                                                             tables[H_PALL1] & ~c1, tables) == 0:
+                return True  # a hole for one piece (its size passed) that no piece left fits exactly
         q0 = q0 & ~r0  # r holds its seed, closed or not
         q1 = q1 & ~r1
     return False

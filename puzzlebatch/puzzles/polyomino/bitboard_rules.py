@@ -15,8 +15,9 @@ at most 64 cells with pieces used once needs, so that a node is a handful of wor
   next to it a flood fill by shifts of the whole word grows at most ``H_FLOODK`` steps.  A region that closes
   within them, and is not all the empty cells, must have a size that the pieces left can fill (equal piece
   sizes: a multiple of the size; otherwise the subset sums of the pieces left, built only when such a region is
-  found); with equal sizes a hole of exactly one piece's size must also be the cells of a placement of a piece
-  left (:func:`fills`: the table of placements by their cells, or a scan of its first cell's list).  A region
+  found); a hole smaller than twice the smallest piece, which only one piece can fill, must also be the cells
+  of a placement of a piece left (:func:`fills`: the table of placements by their cells, or a scan of its first
+  cell's list).  A region
   still growing is left alone: the test only ever rejects dead nodes, whatever the bound;
 * X6 (``leaf_count``): when at most two pieces are left the solutions are counted without placing them; the
   last piece's placement, if any, is looked up by its cells in a hash table of the placements (``pieces_of``).
@@ -55,7 +56,8 @@ H_KEYS = 15  # offset: per cell, its k key cells
 H_NENT = 16  # entries (the lists' entries, then SCAN padding entries that never fit)
 H_PHASH = 17  # offset: the placements by their cells, in 2^H_PHBITS buckets (see pieces_of)
 H_PHBITS = 18  # log2 of its buckets; 0: no such table (the last piece's placements are then looked up by a scan)
-H_WIDTH = 19
+H_MINSIZE = 19  # the smallest piece's size: a closed region below twice it is one piece's hole
+H_WIDTH = 20
 PHASH_MUL = -7046029254386353131  # 0x9E3779B97F4A7C15 as an int64: Fibonacci hashing of a placement's cells
 SCAN = 4  # candidates the scan tests at once, without a branch each
 
@@ -136,8 +138,8 @@ def dead_region(free, used, seeds, tables):
             size = popcount(r)
             if not size_ok(size, used, tables):
                 return True
-            if size == tables[H_UNIFORM] and not fills(r, tables[H_ALL] & ~used, tables):
-                return True  # a hole of one piece's size that no piece left fits exactly
+            if size < 2 * tables[H_MINSIZE] and not fills(r, tables[H_ALL] & ~used, tables):
+                return True  # a hole for one piece (its size passed) that no piece left fits exactly
         seeds = seeds & ~r  # r holds its seed, closed or not
     return False
 
