@@ -194,6 +194,24 @@ def random_node(rng, ec):
     return cov, used
 
 
+def hole_verdicts(ec, verdict, seed, nodes=200):
+    """On ``nodes`` random nodes (:func:`random_node`): the rule's verdicts (``verdict(free, used)``), the plain
+    flood fill's with the holes tested, and its by the sizes alone."""
+    ref = {"shape": ec.geometry.shape, "sizes": [ec.group_size(g) for g in range(len(ec.groups))]}
+    fits = placements_by_cells(ec)
+    full = (1 << ec.n_primary) - 1
+    rng = np.random.default_rng(seed)
+    got, want, by_size = [], [], []
+    with np.errstate(over="ignore"):  # the rule's wrapping popcount, run here as plain Python on numpy scalars
+        for _ in range(nodes):
+            cov, used = random_node(rng, ec)
+            free = full & ~cov
+            got.append(bool(verdict(free, used)))
+            want.append(_full_flood_dead(free, used, ref, fits))
+            by_size.append(_full_flood_dead(free, used, ref))
+    return got, want, by_size
+
+
 @pytest.mark.parametrize("board, pieces", [("10x6", "pentominoes"), ("11x5", "iq-puzzler-pro")])
 @pytest.mark.parametrize("lookup", [True, False])
 def test_a_hole_of_one_piece_is_dead_unless_a_piece_left_fits_it(board, pieces, lookup):
@@ -206,18 +224,8 @@ def test_a_hole_of_one_piece_is_dead_unless_a_piece_left_fits_it(board, pieces, 
     t = B.encode(ec, flood=64).tables
     if not lookup:
         t[BR.H_PHBITS] = 0
-    ref = {"shape": ec.geometry.shape, "sizes": [ec.group_size(g) for g in range(len(ec.groups))]}
-    fits = placements_by_cells(ec)
-    full = (1 << ec.n_primary) - 1
-    rng = np.random.default_rng(3)
-    got, want, by_size = [], [], []
-    with np.errstate(over="ignore"):
-        for _ in range(200):
-            cov, used = random_node(rng, ec)
-            free = full & ~cov
-            got.append(bool(BR.dead_region(np.int64(B._word(free)), np.int64(used), np.int64(B._word(free)), t)))
-            want.append(_full_flood_dead(free, used, ref, fits))
-            by_size.append(_full_flood_dead(free, used, ref))
+    got, want, by_size = hole_verdicts(
+        ec, lambda free, used: BR.dead_region(np.int64(B._word(free)), np.int64(used), np.int64(B._word(free)), t), 3)
     assert got == want
     assert sum(w and not s for w, s in zip(want, by_size)) >= 20  # nodes only the hole test kills
     assert sum(not w for w in want) >= 20

@@ -17,8 +17,7 @@ from puzzlebatch.puzzles.polyomino import shapes as S
 from puzzlebatch.runners.engine.search import SearchSettings
 from puzzlebatch.runners.polyomino import solver as RP
 from tests.backends import GPU
-from tests.test_polyomino_bitboard import _full_flood_dead, assert_one_launch_identical, placements_by_cells, \
-    random_node
+from tests.test_polyomino_bitboard import _full_flood_dead, assert_one_launch_identical, hole_verdicts
 from tests.test_polyomino_mrv import oracle_count, random_packing
 
 SPLITTY = SearchSettings(budget=5, batch_size=16, frontier_target=6, first_batch_size=4)
@@ -159,19 +158,10 @@ def test_a_hole_of_one_piece_is_dead_unless_a_piece_left_fits_it(board, pieces):
     ec = pk.cover
     assert ec.n_primary + len(ec.groups) > 64
     t = B2.encode(ec, flood=128).tables
-    ref = {"shape": ec.geometry.shape, "sizes": [ec.group_size(g) for g in range(len(ec.groups))]}
-    fits = placements_by_cells(ec)
-    full, ncell = (1 << ec.n_primary) - 1, ec.n_primary
-    rng = np.random.default_rng(4)
-    got, want, by_size = [], [], []
-    with np.errstate(over="ignore"):
-        for _ in range(200):
-            cov, used = random_node(rng, ec)
-            free = full & ~cov
-            c = cov | used << ncell
-            got.append(bool(BR2.dead_region(*_words(free), *_words(c), *_words(free), t)))
-            want.append(_full_flood_dead(free, used, ref, fits))
-            by_size.append(_full_flood_dead(free, used, ref))
+    ncell = ec.n_primary
+    got, want, by_size = hole_verdicts(
+        ec, lambda free, used: BR2.dead_region(*_words(free), *_words((free ^ ((1 << ncell) - 1)) | (used << ncell)),
+                                               *_words(free), t), 4)
     assert got == want
     assert sum(w and not s for w, s in zip(want, by_size)) >= 15
     assert sum(not w for w in want) >= 15
