@@ -16,9 +16,9 @@ at most 64 cells with pieces used once needs, so that a node is a handful of wor
   within them, and is not all the empty cells, must have a size that the pieces left can fill (equal piece
   sizes: a multiple of the size; otherwise the subset sums of the pieces left, built only when such a region is
   found); a hole smaller than twice the smallest piece, which only one piece can fill, must also be the cells
-  of a placement of a piece left (:func:`fills`: the table of placements by their cells, or a scan of its first
-  cell's list).  A region
-  still growing is left alone: the test only ever rejects dead nodes, whatever the bound;
+  of a placement of a piece left (:func:`completions`: the table of placements by their cells, or a scan of its
+  first cell's list).  A region still growing is left alone: the test only ever rejects dead nodes, whatever
+  the bound;
 * X6 (``leaf_count``): when at most two pieces are left the solutions are counted without placing them; the
   last piece's placement, if any, is looked up by its cells in a hash table of the placements (``pieces_of``).
 
@@ -138,23 +138,10 @@ def dead_region(free, used, seeds, tables):
             size = popcount(r)
             if not size_ok(size, used, tables):
                 return True
-            if size < 2 * tables[H_MINSIZE] and not fills(r, tables[H_ALL] & ~used, tables):
+            if size < 2 * tables[H_MINSIZE] and completions(bit_index(r & (-r)), r, tables[H_ALL] & ~used,
+                                                             tables) == 0:
                 return True  # a hole for one piece (its size passed) that no piece left fits exactly
         seeds = seeds & ~r  # r holds its seed, closed or not
-    return False
-
-
-def fills(r, left, tables):
-    """Is there a placement of a piece in ``left`` (piece bits) whose cells are exactly ``r``?"""
-    if tables[H_PHBITS] > 0:
-        return (pieces_of(r, tables) & left) != 0
-    ls = tables[H_LSTART]
-    it = list_of(tables[H_FULL] & ~r, bit_index(r & (-r)), tables)  # they fit wherever the rest is covered
-    em = tables[H_ENT] + tables[ls + it]
-    ep = em + tables[H_NENT]
-    for c in range(tables[ls + it + 1] - tables[ls + it]):
-        if tables[em + c] == r and (tables[ep + c] & left) != 0:
-            return True
     return False
 
 
@@ -299,17 +286,19 @@ def pieces_of(m, tables):
     return 0
 
 
-def completions(cell, rest, piece, tables):
-    """The placements of ``piece`` (a piece bit) that cover exactly the cells ``rest`` (``cell``: its first)."""
+def completions(cell, rest, pieces, tables):
+    """The placements of a piece in ``pieces`` (piece bits) that cover exactly the cells ``rest`` (``cell``: its
+    first); with the table of placements by their cells, 1 when there is one (its count where ``pieces`` is one
+    piece: a piece's placements have distinct cells)."""
     if tables[H_PHBITS] > 0:
-        return int((pieces_of(rest, tables) & piece) != 0)  # a piece's placements have distinct cells
+        return int((pieces_of(rest, tables) & pieces) != 0)
     ls = tables[H_LSTART]
     cell = list_of(tables[H_FULL] & ~rest, cell, tables)  # they fit wherever the rest is covered
     em = tables[H_ENT] + tables[ls + cell]
     ep = em + tables[H_NENT]
     found = 0
     for c in range(tables[ls + cell + 1] - tables[ls + cell]):
-        if tables[em + c] == rest and tables[ep + c] == piece:
+        if tables[em + c] == rest and (tables[ep + c] & pieces) != 0:
             found += 1
     return found
 
