@@ -62,3 +62,34 @@ def test_fetch_add_rejects_other_types():
 
     with pytest.raises(TypingError):
         _serial(np.zeros(2, np.float64), 0, 1)
+
+
+def test_prefetch_changes_nothing_and_is_an_llvm_prefetch():
+    from puzzlebatch.jit.hints import prefetch
+
+    @njit
+    def touch(a):
+        s = 0
+        for i in range(a.shape[0]):
+            prefetch(a, i)
+            prefetch(a, i + 1 << 20)  # far past the end: a hint, never a fault
+            s += a[i]
+        return s
+
+    a = np.arange(100, dtype=np.int64)
+    assert touch(a) == a.sum() and a.tolist() == list(range(100))
+    assert "llvm.prefetch" in touch.inspect_llvm(touch.signatures[0])
+
+
+def test_the_cpu_unit_prefetches_and_cuda_keeps_the_plain_function():
+    # the per-item DFS calls prefetch by name: machine code on the CPU, the plain no-op under CUDA and the simulator
+    from puzzlebatch.cpu_fallback.search import search_unit
+    from puzzlebatch.puzzles import search
+    from puzzlebatch.puzzles.polyomino import bitboard_rules
+
+    u = search_unit(bitboard_rules)
+    assert u.prefetch is u.cpu_prefetch
+    a = np.arange(4, dtype=np.int64)
+    u.prefetch(a, 3)
+    assert "llvm.prefetch" in u.prefetch.inspect_llvm(u.prefetch.signatures[0]) and a.tolist() == [0, 1, 2, 3]
+    assert search.prefetch(a, 5) is None

@@ -86,9 +86,11 @@ def test_keyed_lists_hold_exactly_the_candidates_that_fit(board, pieces):
 
     for cell in range(pk.cover.n_primary):
         full = entries(tp, cell)
-        keys = tk[tk[BR.H_KEYS] + cell * k: tk[BR.H_KEYS] + (cell + 1) * k]
+        keys = [int(w) for w in tk[tk[BR.H_KEYS] + cell * k: tk[BR.H_KEYS] + (cell + 1) * k].view(np.uint64)]
+        assert all(w.bit_count() == 1 for w in keys)  # each key cell as its bit
         for key in range(1 << k):
-            covered = sum(1 << int(c) for i, c in enumerate(keys) if (key >> i) & 1 and c != cell)
+            covered = sum(w for i, w in enumerate(keys) if (key >> i) & 1 and w != 1 << cell)
+            covered = covered - (1 << 64) if covered >= 1 << 63 else covered
             want = full[(full[:, 0] & covered) == 0]
             got = entries(tk, (cell << k) | key)
             assert np.array_equal(got, want)

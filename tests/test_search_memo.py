@@ -148,3 +148,34 @@ def test_memo_buckets_are_whole_cache_lines():
     assert T.MEMO_ENTRY * T.MEMO_WAYS * 8 == 64
     with pytest.raises(ValueError, match="at least 2"):
         memo_width(4, 1)
+
+
+@pytest.mark.parametrize("board, pieces, rules", [("10x6", "pentominoes", "bitboard_rules"),
+                                                  ("10x8", "pentominoes+tetrominoes", "bitboard2_rules")])
+def test_child_key_names_the_memo_key_of_the_child_the_move_makes(board, pieces, rules):
+    # The DFS fetches the child's memo bucket before it applies the move, from the rule's child_key: on random
+    # walks down the tree (the rules run as plain Python), every move that applies leaves exactly the key words
+    # child_key named; a move it cannot name is the finish move of a full board, which has no child to look up.
+    eng = RP.engine(_pack(board, pieces).cover, "bitboard")
+    R, p = eng.rules, eng.problem
+    assert R.__name__.endswith(rules)
+    ka, kb = p.merge_key
+    rng = random.Random(7)
+    checked = 0
+    with np.errstate(over="ignore"):
+        for _ in range(12):
+            state = p.root.copy()
+            for d in range(p.goal):
+                fits = []
+                for c in range(R.n_choices(state, d, p.tables)):
+                    known, k1, k2 = R.child_key(state, d, c, p.tables)
+                    if R.apply(state, d, c, p.tables):
+                        assert known and (k1, k2) == (state[ka], state[kb])
+                        R.undo(state, d, c, p.tables)
+                        fits.append(c)
+                        checked += 1
+                if not fits:
+                    break
+                c = rng.choice(fits)
+                R.apply(state, d, c, p.tables)
+    assert checked > 100

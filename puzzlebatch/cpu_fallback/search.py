@@ -20,6 +20,7 @@ import numpy as np
 from numba import get_thread_id, prange
 
 from puzzlebatch import jit
+from puzzlebatch.jit import hints
 from puzzlebatch.jit.atomic import LANES, fetch_add
 from puzzlebatch.puzzles import search
 from puzzlebatch.puzzles.search import OUT_WIDTH
@@ -56,6 +57,12 @@ def dfs_batch(states, stacks, roots, los, goal, budget, max_solutions, stop_afte
                 stacks[i] = stack
                 out[i] = res
                 i = fetch_add(cursor, 0, 1)
+
+
+def cpu_prefetch(array, index):
+    """The per-item DFS's ``prefetch`` on the CPU (its plain one does nothing): ``llvm.prefetch``
+    (:mod:`puzzlebatch.jit.hints`; an intrinsic has no CUDA twin, so the template calls it by this name)."""
+    hints.prefetch(array, index)
 
 
 @jit.driver
@@ -167,7 +174,7 @@ def search_unit(rules: ModuleType, *, inline: bool = True, label: str | None = N
 
     return jit.unit(label or family_label(rules), "cpu", rules=[rules],
                     templates=[search, sys.modules[__name__], merge],
-                    inline=inline, aliases={"next_choice": "no_skip", "leaf_count": "no_leaf_count"})
+                    inline=inline, aliases=search.RULE_DEFAULTS, replace={"prefetch": "cpu_prefetch"})
 
 
 @lru_cache(maxsize=None)

@@ -229,7 +229,7 @@ def search_unit(rules: ModuleType, label: str | None = None, lanes: int = 1) -> 
         raise PuzzleInputError(f"cuda lanes: {lanes} threads an item need rules that test one candidate at a time "
                                f"(candidate_fits: the bitboard branch); {rules.__name__} has none")
     return jit.unit(label or family_label(rules), "cuda", rules=[rules], templates=[search, sys.modules[__name__]],
-                    aliases={"next_choice": "no_skip", "leaf_count": "no_leaf_count"},
+                    aliases=search.RULE_DEFAULTS,
                     replace={"next_choice": "lanes_next_choice"} if lanes > 1 else None)
 
 

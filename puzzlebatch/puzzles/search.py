@@ -19,6 +19,11 @@ certainly fail without a call to ``apply`` for each (exact cover uses it to scan
 state and changes nothing (a count may ask it before deciding to skip the node).  Without it every choice is tried
 (:func:`no_skip`).
 
+A family with a memo (below) may also give ``child_key(state, depth, c, tables) -> (known, k1, k2)``: the memo's
+key words of the child that move ``c`` would make, when it can tell them without applying the move (``known``
+False: it cannot, the default :func:`no_child_key`).  On the CPU the DFS then fetches the child's memo bucket
+before it applies the move, so the look-up finds it in the cache.
+
 And optionally ``leaf_count(state, depth, tables) -> int``: the number of solutions below a node that the family
 can count without applying its moves (exact cover: the chosen item's live options when each one of them completes
 the cover), or -1 to search on.  A count (no solutions to copy, none to stop at) asks it once at each node it
@@ -77,6 +82,10 @@ NO_MEMO = np.zeros((1, 1), np.int64)  # no memo: one row, too short to hold a ta
 NO_NRT = ("dfs_item",)
 
 
+# The optional rules and the templates' defaults for a family without them (a unit's aliases).
+RULE_DEFAULTS = {"next_choice": "no_skip", "leaf_count": "no_leaf_count", "child_key": "no_child_key"}
+
+
 def no_skip(state, depth, c, n, tables):
     """The default ``next_choice``: every choice is worth trying."""
     return c
@@ -85,6 +94,17 @@ def no_skip(state, depth, c, n, tables):
 def no_leaf_count(state, depth, tables):
     """The default ``leaf_count``: search every node."""
     return -1
+
+
+def no_child_key(state, depth, c, tables):
+    """The default ``child_key``: not known before the move is applied (nothing is fetched ahead)."""
+    return False, 0, 0
+
+
+def prefetch(array, index):
+    """Bring the cache line of ``array[index]`` in ahead of its read; it changes nothing.  A no-op here (CUDA, the
+    simulator); the CPU drivers' unit puts ``llvm.prefetch`` in its place (``cpu_fallback.search.cpu_prefetch``)."""
+    return None
 
 
 def memo_head(goal):
@@ -207,6 +227,11 @@ def dfs_item(state, stack, root, lo, goal, budget, max_solutions, stop_after, so
             status = BUDGET
             break
         stack[d] = c + 1
+        if remember:
+            # the child's memo bucket is fetched while the move is tested (its region test, on exact cover)
+            known, k1, k2 = child_key(state, d, c, tables)
+            if known:
+                prefetch(memo, memo_slot(k1, k2, d + 1, head, mask))
         if apply(state, d, c, tables):
             nodes += 1
             moves += 1

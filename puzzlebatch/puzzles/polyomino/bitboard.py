@@ -106,6 +106,14 @@ def candidate_lists(cells: np.ndarray, first: np.ndarray, groups: np.ndarray, nc
     return order[cand], starts, keys
 
 
+def key_words(keys: np.ndarray, words: int) -> np.ndarray:
+    """Each cell's key cells (``keys``, by number) as the rule's ``list_of`` reads them: per key cell ``words``
+    words with only its bit set."""
+    bits = np.left_shift(np.uint64(1), (keys[..., None] - 64 * np.arange(words)).astype(np.uint64) & np.uint64(63))
+    inside = (keys[..., None] >= 64 * np.arange(words)) & (keys[..., None] < 64 * (np.arange(words) + 1))
+    return np.where(inside, bits, np.uint64(0)).view(np.int64).reshape(len(keys), -1)
+
+
 def placement_table(masks: np.ndarray, groups: np.ndarray) -> tuple[np.ndarray, int]:
     """The placements by their cells, for ``pieces_of`` (bitboard_rules): ``(words, bits)``, the start of each
     of ``2^bits`` buckets (and the end of the last), then a (cells, piece bits) pair for each distinct set of
@@ -129,9 +137,10 @@ def placement_table(masks: np.ndarray, groups: np.ndarray) -> tuple[np.ndarray, 
 
 
 def common_tables(R, ec: ExactCover, prune: bool, flood: int | None, ent: np.ndarray, starts: np.ndarray,
-                  keys: np.ndarray) -> TablePacker:
+                  keys: np.ndarray, words: int) -> TablePacker:
     """The tables both bitboard rules (``R``: one word or two) read alike: the goal, the region test's settings,
-    the pieces' sizes, the candidate lists (entries by field) and the key cells."""
+    the pieces' sizes, the candidate lists (entries by field) and the key cells (:func:`key_words` of ``keys``, in
+    ``words`` words a key cell)."""
     ng = len(ec.groups)
     sizes = [ec.group_size(g) for g in range(ng)]
     placeable = [sizes[g] for g in range(ng) if ec.group_copies[g] - ec.group_used.get(g, 0) > 0]
@@ -150,7 +159,7 @@ def common_tables(R, ec: ExactCover, prune: bool, flood: int | None, ent: np.nda
     ent = np.concatenate([ent, np.zeros((R.SCAN, R.ENT_WIDTH), np.int64)])
     header[R.H_NENT] = len(ent)
     put(R.H_ENT, ent.T)
-    put(R.H_KEYS, keys)
+    put(R.H_KEYS, key_words(keys, words))
     put(R.H_GSIZE, sizes or [0])
     return packer
 
@@ -211,7 +220,7 @@ def encode(ec: ExactCover, prune: bool = True, flood: int | None = None,
 
     ent, starts, keys = keyed_lists(masks_u, first, groups, pbit, nbr, ncell, KEY_BITS if key_bits is None
                                     else key_bits)
-    packer = common_tables(R, ec, prune, flood, ent, starts, keys)
+    packer = common_tables(R, ec, prune, flood, ent, starts, keys, 1)
     header, put = packer.header, packer.put
     header[R.H_FULL] = _word(full)
     header[R.H_ALL] = (1 << ng) - 1

@@ -71,7 +71,7 @@ def encode(ec: ExactCover, prune: bool = True, flood: int | None = None,
     pairs = np.array([_pair(m) for m in item_masks], np.int64).reshape(n_opt, 2)
     nbr = np.array([_pair(around(m)) for m in cell_masks], np.int64).reshape(n_opt, 2)
     ent = np.column_stack([pairs[opt, 0], pairs[opt, 1], opt, nbr[opt, 0], nbr[opt, 1]])
-    packer = B.common_tables(R, ec, prune, flood, ent, starts, keys)
+    packer = B.common_tables(R, ec, prune, flood, ent, starts, keys, 2)
     header, put = packer.header, packer.put
     header[R.H_FULL0], header[R.H_FULL1] = _pair(full)
     header[R.H_PALL0], header[R.H_PALL1] = _pair(((1 << ng) - 1) << ncell)

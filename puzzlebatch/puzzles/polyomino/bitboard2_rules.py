@@ -48,7 +48,7 @@ H_GSIZE = 14  # offset: per piece, its size
 H_GROW = 15  # offset: per axis its index shift (0: none), then per axis the two words of the cells with a +
 #              neighbour, then of the cells with a - neighbour (a cell receives along +axis when it has a - one)
 H_KEYBITS = 16  # key cells a cell (k: 2^k lists a cell)
-H_KEYS = 17  # offset: per cell, its k key cells
+H_KEYS = 17  # offset: per cell, its k key cells, each as two words with its bit set
 S_OPT = 18  # state offset of the option per depth
 S_ITEM = 19  # state offset of the candidate list per depth (the first empty cell and its key; -1: board full)
 H_MINSIZE = 20  # the smallest piece's size: a closed region below twice it is one piece's hole
@@ -173,10 +173,12 @@ def dead_region(f0, f1, c0, c1, q0, q1, tables):
 def list_of(c0, c1, cell, tables):
     """The candidate list of ``cell`` (an empty cell) when ``(c0, c1)`` is covered: its key cells pick it."""
     k = tables[H_KEYBITS]
-    keys = tables[H_KEYS] + cell * k
+    keys = tables[H_KEYS] + 2 * cell * k
     key = 0
     for i in range(k):
-        key = key | (covered(c0, c1, tables[keys + i]) << i)
+        # the key cells' bits side by side (unsigned indices: no wraparound test), as in the one-word rule
+        hit = (c0 & tables[np.uint64(keys + 2 * i)]) | (c1 & tables[np.uint64(keys + 2 * i + 1)])
+        key = key | (int(hit != 0) << i)
     return (cell << k) | key
 
 
@@ -200,6 +202,16 @@ def next_choice(state, depth, c, n, tables):
             return c + popcount((r & (-r)) - 1)
         c += SCAN
     return n
+
+
+def child_key(state, depth, c, tables):
+    """The memo key (the two words of covered items) of the child candidate ``c`` makes, should it pass the
+    region test; not known for the finish move of a full board (no child to look up)."""
+    it = state[tables[S_ITEM] + depth]
+    if it < 0:
+        return False, 0, 0
+    e = tables[H_ENT] + tables[tables[H_LSTART] + it] + c
+    return True, state[S_C0] | tables[e], state[S_C1] | tables[e + tables[H_NENT]]
 
 
 def candidate_fits(state, depth, c, tables):
