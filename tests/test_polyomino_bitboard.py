@@ -459,3 +459,64 @@ def test_the_leaf_count_looks_up_or_scans_the_same_tree(cpu):
         assert not len(left)
         counts.append((totals.count, totals.nodes))
     assert counts[0] == counts[1] and counts[0][0] > 0
+
+
+def exact_covers(free, left, fits):
+    """Plain Python: the ways pieces of ``left`` (groups) cover exactly the cells ``free`` (a mask), each at most
+    once (``fits``: :func:`placements_by_cells`)."""
+    if free == 0:
+        return 1
+    first = (free & -free).bit_length() - 1
+    ways = 0
+    for cells, groups in fits.items():
+        m = sum(1 << c for c in cells)
+        if first in cells and m & free == m:
+            ways += sum(exact_covers(free & ~m, left - {g}, fits) for g in groups & left)
+    return ways
+
+
+def leaf_counts(ec, rules, encoded, seed, nodes=60):
+    """The rule's leaf count against :func:`exact_covers` at random nodes with one to four pieces left (random
+    tilings less some pieces, sometimes one removed piece swapped for a kept one, so that some counts are 0)."""
+    fits = placements_by_cells(ec)
+    full = (1 << ec.n_primary) - 1
+    t = encoded.tables
+    rng = np.random.default_rng(seed)
+    got, want, n_left = [], [], []
+    with np.errstate(over="ignore"):  # the rules' wrapping arithmetic, run here as plain Python on numpy scalars
+        for _ in range(nodes):
+            tiles = random_tiling(rng, ec)
+            order = [int(k) for k in rng.permutation(len(tiles))]
+            out = order[: int(rng.integers(1, 5))]
+            cov = sum(m for k, (m, _) in enumerate(tiles) if k not in out)
+            used = sum(1 << g for k, (_, g) in enumerate(tiles) if k not in out)
+            if rng.random() < 0.3 and len(out) < len(order):
+                used ^= (1 << tiles[out[0]][1]) | (1 << tiles[order[-1]][1])
+            state = encoded.root.copy()
+            d = len(tiles) - len(out)
+            free = full & ~cov
+            cell = (free & -free).bit_length() - 1
+            if rules is BR:
+                state[BR.S_COVER], state[BR.S_USED] = B._word(cov), used
+                state[t[BR.S_ITEM] + d] = BR.list_of(np.int64(B._word(cov)), cell, t)
+            else:
+                c0, c1 = (B._word(w & ((1 << 64) - 1)) for w in (cov | used << ec.n_primary,
+                                                                 (cov | used << ec.n_primary) >> 64))
+                state[rules.S_C0], state[rules.S_C1] = c0, c1
+                state[t[rules.S_ITEM] + d] = rules.list_of(np.int64(c0), np.int64(c1), cell, t)
+            left = {g for g in range(len(ec.groups)) if not (used >> g) & 1}
+            got.append(int(rules.leaf_count(state, d, t)))
+            want.append(exact_covers(free, left, fits) if len(left) <= 3 else -1)
+            n_left.append(len(left))
+    return got, want, n_left
+
+
+@pytest.mark.parametrize("board, pieces", [("10x6", "pentominoes"), ("11x5", "iq-puzzler-pro")])
+def test_the_leaf_count_counts_the_covers_of_three_pieces_or_fewer(board, pieces):
+    # with three pieces left each fitting placement at the first empty cell leaves a two-piece count; four or more
+    # left: search on (-1)
+    ec = _pack(board, pieces).cover
+    got, want, n_left = leaf_counts(ec, BR, B.encode(ec), seed=41)
+    assert got == want
+    assert sum(w > 0 and n == 3 for w, n in zip(want, n_left)) >= 5 and sum(w == 0 for w in want) >= 5
+    assert -1 in want

@@ -17,7 +17,7 @@ from puzzlebatch.puzzles.polyomino import shapes as S
 from puzzlebatch.runners.engine.search import SearchSettings
 from puzzlebatch.runners.polyomino import solver as RP
 from tests.backends import GPU
-from tests.test_polyomino_bitboard import _full_flood_dead, assert_one_launch_identical, hole_verdicts
+from tests.test_polyomino_bitboard import _full_flood_dead, assert_one_launch_identical, hole_verdicts, leaf_counts
 from tests.test_polyomino_mrv import oracle_count, random_packing
 
 SPLITTY = SearchSettings(budget=5, batch_size=16, frontier_target=6, first_batch_size=4)
@@ -208,3 +208,13 @@ def test_counts_agree_with_the_cpu(cpu, gpu):
     assert got["cpu"].branch == got[GPU].branch == "bitboard" and got[GPU].backend == GPU
     assert got["cpu"].solutions == got[GPU].solutions == oracle_count(pk.cover) > 0
     assert got["cpu"].nodes == got[GPU].nodes
+
+
+@pytest.mark.parametrize("board, pieces", [("10x8", "pentominoes+tetrominoes"), ("11x5", "iq-puzzler-pro")])
+def test_the_leaf_count_counts_the_covers_of_three_pieces_or_fewer(board, pieces):
+    # as the one-word rule's: three pieces left or fewer counted without a move, four or more searched (-1)
+    ec = _pack(board, pieces).cover
+    got, want, n_left = leaf_counts(ec, BR2, B2.encode(ec), seed=43)
+    assert got == want
+    assert sum(w > 0 and n == 3 for w, n in zip(want, n_left)) >= 5 and sum(w == 0 for w in want) >= 5
+    assert -1 in want

@@ -12,8 +12,9 @@ steps and the same tree (a board that fits one word searches the same nodes on e
 * X4, the region test, floods from the empty cells next to the placement by shifts of the 128-bit pair (a shift
   carries bits between the words), at most ``H_FLOODK`` steps, as on one word (a hole smaller than twice the
   smallest piece must be a placement of a piece left: a scan of its first cell's list);
-* X6 (``leaf_count``): with at most two pieces left the solutions are counted without placing them; the last
-  piece's placements are found by a scan of the list of the first cell it must cover.
+* X6 (``leaf_count``): with at most three pieces left the solutions are counted without placing them (three:
+  each fitting placement at the first empty cell leaves two); the last piece's placements are found by a scan
+  of the list of the first cell it must cover.
 
 Tables (flat int64): a header (``H_*``), the candidate entries (by field: both mask words, the option id, both
 words of the empty cells around it), the list starts (2^k lists a cell), per option its two mask words, the piece
@@ -326,10 +327,38 @@ def completions(r0, r1, l0, l1, tables):
     return found
 
 
+def two_left(f0, f1, it, l0, l1, tables):
+    """The ways the pieces left (one or two, uncovered in ``(l0, l1)``) cover exactly the empty cells ``(f0, f1)``,
+    one of them at the first empty cell, whose candidate list is ``it``: a fitting placement that covers every
+    empty cell is one way; one that leaves ``rest`` is completed by each placement of the other piece on exactly
+    ``rest``."""
+    ls = tables[H_LSTART]
+    e0 = tables[H_ENT] + tables[ls + it]
+    e1 = e0 + tables[H_NENT]
+    n = tables[ls + it + 1] - tables[ls + it]
+    x0 = tables[H_FULL0]
+    x1 = tables[H_FULL1]
+    two = popcount(l0) + popcount(l1) == 2
+    found = 0
+    for c in range(n):
+        m0 = tables[e0 + c]
+        m1 = tables[e1 + c]
+        # its cells empty, its piece left
+        if (m0 & x0 & ~f0) != 0 or (m1 & x1 & ~f1) != 0 or ((m0 & ~x0 & ~l0) | (m1 & ~x1 & ~l1)) != 0:
+            continue
+        r0 = f0 & ~m0
+        r1 = f1 & ~m1
+        if (r0 | r1) == 0:
+            found += 1
+        elif two:
+            found += completions(r0, r1, l0 & ~m0, l1 & ~m1, tables)
+    return found
+
+
 def leaf_count(state, depth, tables):
-    """X6: the solutions below this node when at most two pieces are left, counted without applying them; -1:
-    search on.  A fitting placement at the first empty cell that covers every empty cell is one solution; one
-    that leaves ``rest`` is completed by each placement of the other piece that covers exactly ``rest``."""
+    """X6: the solutions below this node when at most three pieces are left, counted without applying them; -1:
+    search on.  With two (:func:`two_left`), the last piece's placements on the cells left are counted; with
+    three, each fitting placement at the first empty cell leaves a two-piece count on the cells it leaves."""
     it = state[tables[S_ITEM] + depth]
     if it == -1:
         return 1
@@ -340,10 +369,12 @@ def leaf_count(state, depth, tables):
     l0 = tables[H_PALL0] & ~c0
     l1 = tables[H_PALL1] & ~c1
     left = popcount(l0) + popcount(l1)
-    if left > 2:
+    if left > 3:
         return -1
     f0 = (~c0) & tables[H_FULL0]
     f1 = (~c1) & tables[H_FULL1]
+    if left < 3:
+        return two_left(f0, f1, it, l0, l1, tables)
     ls = tables[H_LSTART]
     e0 = tables[H_ENT] + tables[ls + it]
     e1 = e0 + tables[H_NENT]
@@ -358,6 +389,7 @@ def leaf_count(state, depth, tables):
         r1 = f1 & ~m1
         if (r0 | r1) == 0:
             found += 1
-        elif left == 2:
-            found += completions(r0, r1, l0 & ~m0, l1 & ~m1, tables)
+        else:
+            found += two_left(r0, r1, list_of(c0 | m0, c1 | m1, low_index(r0, r1), tables), l0 & ~m0, l1 & ~m1,
+                              tables)
     return found

@@ -19,8 +19,10 @@ at most 64 cells with pieces used once needs, so that a node is a handful of wor
   of a placement of a piece left (:func:`completions`: the table of placements by their cells, or a scan of its
   first cell's list).  A region still growing is left alone: the test only ever rejects dead nodes, whatever
   the bound;
-* X6 (``leaf_count``): when at most two pieces are left the solutions are counted without placing them; the
-  last piece's placement, if any, is looked up by its cells in a hash table of the placements (``pieces_of``).
+* X6 (``leaf_count``): when at most three pieces are left the solutions are counted without placing them: with
+  three, each fitting placement at the first empty cell leaves two; with two, the last piece's placement, if any,
+  is looked up by its cells in a hash table of the placements (``pieces_of``).  Three pieces counted so (not
+  searched with the region test, the memo and a move each) made 6x10 5 % faster; four, not faster.
 
 Tables (flat int64): a header (``H_*``), the candidate entries, the list starts (2^k lists a cell), per option its
 mask and piece bit, the piece sizes, the key cells, the placements by their cells.  State: covered cells, placed
@@ -315,11 +317,32 @@ def completions(cell, rest, pieces, tables):
     return found
 
 
+def two_left(free, it, left, tables):
+    """The ways the pieces ``left`` (one or two piece bits) cover exactly the empty cells ``free``, one of them at
+    the first empty cell, whose candidate list is ``it``: a fitting placement that covers every empty cell is one
+    way; one that leaves ``rest`` is completed by each placement of the other piece on exactly ``rest``."""
+    ls = tables[H_LSTART]
+    em = tables[H_ENT] + tables[ls + it]
+    ep = em + tables[H_NENT]
+    n = tables[ls + it + 1] - tables[ls + it]
+    found = 0
+    for c in range(n):
+        p = tables[ep + c]
+        m = tables[em + c]
+        if (p & left) == 0 or (m & ~free) != 0:
+            continue
+        rest = free & ~m
+        if rest == 0:
+            found += 1
+        elif (left & ~p) != 0:
+            found += completions(bit_index(rest & (-rest)), rest, left & ~p, tables)
+    return found
+
+
 def leaf_count(state, depth, tables):
-    """X6: the solutions below this node when at most two pieces are left, counted without applying them; -1:
-    search on.  A fitting placement at the first empty cell that covers every empty cell is one solution; one
-    that leaves ``rest`` is completed by each placement of the other piece that covers exactly ``rest`` (listed
-    at the first cell of ``rest``)."""
+    """X6: the solutions below this node when at most three pieces are left, counted without applying them; -1:
+    search on.  With two (:func:`two_left`), the last piece's placement, if any, is looked up by its cells; with
+    three, each fitting placement at the first empty cell leaves a two-piece count on the cells it leaves."""
     it = state[tables[S_ITEM] + depth]
     if it == -1:
         return 1
@@ -327,10 +350,13 @@ def leaf_count(state, depth, tables):
         return 0
     left = tables[H_ALL] & ~state[S_USED]
     two = left & (left - 1)
-    if (two & (two - 1)) != 0:
+    three = two & (two - 1)
+    if (three & (three - 1)) != 0:
         return -1
     cov = state[S_COVER]
     free = (~cov) & tables[H_FULL]
+    if three == 0:
+        return two_left(free, it, left, tables)
     ls = tables[H_LSTART]
     em = tables[H_ENT] + tables[ls + it]
     ep = em + tables[H_NENT]
@@ -344,6 +370,6 @@ def leaf_count(state, depth, tables):
         rest = free & ~m
         if rest == 0:
             found += 1
-        elif two != 0:
-            found += completions(bit_index(rest & (-rest)), rest, left & ~p, tables)
+        else:
+            found += two_left(rest, list_of(cov | m, bit_index(rest & (-rest)), tables), left & ~p, tables)
     return found
