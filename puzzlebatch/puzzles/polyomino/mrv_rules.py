@@ -16,8 +16,10 @@ word by word, along its old list, before it is rewritten).
 
 X1  [Choose an item]  The uncovered primary item with the fewest live options (ties: the lowest index; pieces
     are items too).  On boards of at most two words of items one pass adds the live options into bit-sliced
-    counters (three bits and a flag for eight or more, per item): an item held by none kills the node, the least
-    count below eight is the choice; only when every item is held eight times or more are the counts taken.
+    counters (four bits and a flag for sixteen or more, per item): an item held by none kills the node, the
+    least count below sixteen is the choice; only when every item is held sixteen times or more are the counts
+    taken (with three bits and eight, that recount took 5 % more of a Bedlam count; five bits cost more than
+    they save).
     ``-1``: every primary
     item is covered, a "finish" move then runs on to the goal depth; ``-2``: the node is dead.
 X2  [Try an option]  A node's choices are option ids; :func:`next_choice` finds the next live option of the
@@ -92,11 +94,11 @@ def nz_list(depth, tables):
     return tables[S_NZ] + depth * (tables[H_LW] + 1)
 
 
-def pick_from_planes(state, a0, a1, a2, as_, b0, b1, b2, bs, tables):
+def pick_from_planes(state, a0, a1, a2, a3, as_, b0, b1, b2, b3, bs, tables):
     """X1 from bit-sliced counters of the live options (boards of at most two words of items): per item word,
-    three count bits (``a0 a1 a2`` for word 0, ``b0 b1 b2`` for word 1) and a flag for eight or more (``as_``,
-    ``bs``).  An uncovered item held by none kills the node; otherwise the least count below eight is the MRV
-    choice (ties: the lowest index).  -3: every uncovered item is held eight times or more, the counts decide
+    four count bits (``a0 .. a3`` for word 0, ``b0 .. b3`` for word 1) and a flag for sixteen or more (``as_``,
+    ``bs``).  An uncovered item held by none kills the node; otherwise the least count below sixteen is the MRV
+    choice (ties: the lowest index).  -3: every uncovered item is held sixteen times or more, the counts decide
     (:func:`count_pick`)."""
     prim = tables[H_PRIM]
     e0 = (~state[0]) & tables[prim] & M63
@@ -105,11 +107,13 @@ def pick_from_planes(state, a0, a1, a2, as_, b0, b1, b2, bs, tables):
         e1 = (~state[1]) & tables[prim + 1] & M63
     if e0 == 0 and e1 == 0:
         return -1
-    for k in range(8):
-        m0 = e0 & ~as_ & (a0 if (k & 1) else ~a0) & (a1 if (k & 2) else ~a1) & (a2 if (k & 4) else ~a2)
+    for k in range(16):
+        m0 = e0 & ~as_ & (a0 if (k & 1) else ~a0) & (a1 if (k & 2) else ~a1) & (a2 if (k & 4) else ~a2) & \
+            (a3 if (k & 8) else ~a3)
         if m0 != 0:
             return -2 if k == 0 else bit_index(m0 & (-m0))
-        m1 = e1 & ~bs & (b0 if (k & 1) else ~b0) & (b1 if (k & 2) else ~b1) & (b2 if (k & 4) else ~b2)
+        m1 = e1 & ~bs & (b0 if (k & 1) else ~b0) & (b1 if (k & 2) else ~b1) & (b2 if (k & 4) else ~b2) & \
+            (b3 if (k & 8) else ~b3)
         if m1 != 0:
             return -2 if k == 0 else WORD_BITS + bit_index(m1 & (-m1))
     return -3
@@ -279,10 +283,12 @@ def place(state, depth, o, tables):
         a0 = 0
         a1 = 0
         a2 = 0
+        a3 = 0
         as_ = 0
         b0 = 0
         b1 = 0
         b2 = 0
+        b3 = 0
         bs = 0
         for j in range(state[pn]):
             # unsigned indices: no test for a negative one (numba's wraparound) on each read of this loop
@@ -296,14 +302,16 @@ def place(state, depth, o, tables):
                 low = x & (-x)
                 x = x ^ low
                 b = obits + (w * WORD_BITS + bit_index(low)) * nw
-                c = tables[np.uint64(b)]  # add the option's items to the 3-bit counters, saturating at eight
+                c = tables[np.uint64(b)]  # add the option's items to the 4-bit counters, saturating at 16
                 t = a0 & c
                 a0 = a0 ^ c
                 c = a1 & t
                 a1 = a1 ^ t
                 t = a2 & c
                 a2 = a2 ^ c
-                as_ = as_ | t
+                c = a3 & t
+                a3 = a3 ^ t
+                as_ = as_ | c
                 if nw == 2:
                     c = tables[np.uint64(b + 1)]
                     t = b0 & c
@@ -312,9 +320,11 @@ def place(state, depth, o, tables):
                     b1 = b1 ^ t
                     t = b2 & c
                     b2 = b2 ^ c
-                    bs = bs | t
+                    c = b3 & t
+                    b3 = b3 ^ t
+                    bs = bs | c
         state[cn] = k
-        nxt = pick_from_planes(state, a0, a1, a2, as_, b0, b1, b2, bs, tables)
+        nxt = pick_from_planes(state, a0, a1, a2, a3, as_, b0, b1, b2, b3, bs, tables)
         if nxt == -3:
             nxt = count_pick(state, depth + 1, tables)
     else:
