@@ -106,28 +106,15 @@ def build(d, m, p, npc, full, buf, lst, lln, cov, used, top, item, leafc, stats)
                     cnt += 1
         leafc[0] = cnt
         return LEAF
-    # MRV: cells with count 1..3, lowest index; pieces by list length
-    c1m = empty & a0 & ~a1 & ~sat
-    if c1m != 0:
-        item[c1] = tz(c1m)
-        return item[c1]
-    if minp == 1:
-        item[c1] = 64 + bestp
-        return item[c1]
-    c2m = empty & ~a0 & a1 & ~sat
-    if c2m != 0:
-        item[c1] = tz(c2m)
-        return item[c1]
-    if minp == 2:
-        item[c1] = 64 + bestp
-        return item[c1]
-    c3m = empty & a0 & a1 & ~sat
-    if c3m != 0:
-        item[c1] = tz(c3m)
-        return item[c1]
-    if minp == 3:
-        item[c1] = 64 + bestp
-        return item[c1]
+    # MRV: cells with count 1..3 (lowest index first), a piece of as many placements after them
+    for k in range(1, 4):
+        ck = empty & ~sat & (a0 if k & 1 else ~a0) & (a1 if k & 2 else ~a1)
+        if ck != 0:
+            item[c1] = tz(ck)
+            return item[c1]
+        if minp == k:
+            item[c1] = 64 + bestp
+            return item[c1]
     stats[1] += 1
     # exact recount
     best = -1
