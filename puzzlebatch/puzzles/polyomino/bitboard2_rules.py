@@ -225,14 +225,19 @@ def candidate_fits(state, depth, c, tables):
     return ((state[S_C0] & tables[e]) | (state[S_C1] & tables[e + tables[H_NENT]])) == 0
 
 
+def list_len(it, tables):
+    """Entries in candidate list ``it``."""
+    ls = tables[H_LSTART]
+    return tables[ls + it + 1] - tables[ls + it]
+
+
 def n_choices(state, depth, tables):
     if depth >= tables[H_GOAL]:
         return 0
     it = state[tables[S_ITEM] + depth]
     if it < 0:
         return 1
-    ls = tables[H_LSTART]
-    return tables[ls + it + 1] - tables[ls + it]
+    return list_len(it, tables)
 
 
 def place(state, depth, e, tables):
@@ -319,7 +324,7 @@ def completions(r0, r1, l0, l1, tables):
     x0 = tables[H_FULL0]
     x1 = tables[H_FULL1]
     found = 0
-    for c in range(tables[ls + it + 1] - tables[ls + it]):
+    for c in range(list_len(it, tables)):
         m0 = tables[e0 + c]
         m1 = tables[e1 + c]
         if (m0 & x0) == r0 and (m1 & x1) == r1 and ((m0 & l0) | (m1 & l1)) != 0:
@@ -335,7 +340,7 @@ def two_left(f0, f1, it, l0, l1, tables):
     ls = tables[H_LSTART]
     e0 = tables[H_ENT] + tables[ls + it]
     e1 = e0 + tables[H_NENT]
-    n = tables[ls + it + 1] - tables[ls + it]
+    n = list_len(it, tables)
     x0 = tables[H_FULL0]
     x1 = tables[H_FULL1]
     two = popcount(l0) + popcount(l1) == 2
@@ -378,7 +383,7 @@ def leaf_count(state, depth, tables):
     ls = tables[H_LSTART]
     e0 = tables[H_ENT] + tables[ls + it]
     e1 = e0 + tables[H_NENT]
-    n = tables[ls + it + 1] - tables[ls + it]
+    n = list_len(it, tables)
     found = 0
     for c in range(n):
         m0 = tables[e0 + c]

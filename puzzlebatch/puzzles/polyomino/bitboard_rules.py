@@ -203,14 +203,19 @@ def candidate_fits(state, depth, c, tables):
     return ((state[S_COVER] & tables[e]) | (state[S_USED] & tables[e + tables[H_NENT]])) == 0
 
 
+def list_len(it, tables):
+    """Entries in candidate list ``it``."""
+    ls = tables[H_LSTART]
+    return tables[ls + it + 1] - tables[ls + it]
+
+
 def n_choices(state, depth, tables):
     if depth >= tables[H_GOAL]:
         return 0
     it = state[tables[S_ITEM] + depth]
     if it < 0:
         return 1
-    ls = tables[H_LSTART]
-    return tables[ls + it + 1] - tables[ls + it]
+    return list_len(it, tables)
 
 
 def place(state, depth, e, tables):
@@ -324,7 +329,7 @@ def two_left(free, it, left, tables):
     ls = tables[H_LSTART]
     em = tables[H_ENT] + tables[ls + it]
     ep = em + tables[H_NENT]
-    n = tables[ls + it + 1] - tables[ls + it]
+    n = list_len(it, tables)
     found = 0
     for c in range(n):
         p = tables[ep + c]
@@ -360,7 +365,7 @@ def leaf_count(state, depth, tables):
     ls = tables[H_LSTART]
     em = tables[H_ENT] + tables[ls + it]
     ep = em + tables[H_NENT]
-    n = tables[ls + it + 1] - tables[ls + it]
+    n = list_len(it, tables)
     found = 0
     for c in range(n):
         p = tables[ep + c]
