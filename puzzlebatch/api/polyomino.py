@@ -194,6 +194,9 @@ class PolyominoSolution(Result):
         The picture drawn (``png``) and the letters file written (``text``), if asked for.
     out, run_id
         ``search`` with ``out``: the results file and the run that holds the solution.
+    note
+        ``search``: why nothing was searched, when the pieces cannot cover the free cells whatever their places
+        (their sizes add up to no total equal to the board's free cells).
     letters
         The solution as letters on the board (not in :meth:`to_dict`); ``legend`` names the letters.
     """
@@ -223,6 +226,7 @@ class PolyominoSolution(Result):
     text: str | None = None
     out: str | None = None
     run_id: str | None = None
+    note: str | None = None
     letters: str | None = internal(None)
     legend: str = internal("")
 
@@ -846,7 +850,7 @@ def _solve_search(board, pieces, *, level, unlimited, copies, mirror, branch, pr
     return PolyominoSolution(solved=res.solved, placements=T.placements_json(pk, res.placements) if res.solved
                              else [], board=_size_text(pk.board.size), pieces=names, method="search",
                              nodes=int(res.nodes), seconds=res.seconds, backend=res.backend, device=be.device,
-                             picture=picture, out=stored["out"], run_id=stored["run_id"],
+                             picture=picture, out=stored["out"], run_id=stored["run_id"], note=res.note or None,
                              letters=T.grid_text(pk, res.placements) if res.solved else None, legend=T.legend(pk))
 
 

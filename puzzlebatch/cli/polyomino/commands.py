@@ -92,6 +92,8 @@ def run_solve(args) -> int:
             print(f"picture: {r.picture}")
         if r.out:
             print(f"results: {r.out} (run {r.run_id})")
+    elif r.note:
+        print(f"no solution: {r.note}")
     else:
         print(f"no solution ({r.nodes} nodes searched in {r.seconds:.3f} s on {r.backend})")
     if r.method == "band":

@@ -179,6 +179,35 @@ def shape_text(cells: frozenset[Cell]) -> str:
     return "\n\n".join(layers)
 
 
+def fill_gap(pieces: Sequence[tuple[int, int]], cells: int) -> str | None:
+    """Why no choice of these pieces covers exactly ``cells`` cells; None when one does.
+
+    ``pieces``: (size, copies) pairs, ``UNLIMITED`` copies allowed.  A bounded subset sum with a Python integer as
+    the bit set of the totals reachable, each size's copies taken in groups of 1, 2, 4, ... (every number of
+    copies is a sum of such groups), so a board of a million cells costs a few dozen shifts.
+    """
+    copies: dict[int, int] = {}
+    for size, n in pieces:
+        have = copies.get(size, 0)
+        copies[size] = UNLIMITED if UNLIMITED in (n, have) else have + n
+    reach, full = 1, (1 << (cells + 1)) - 1
+    for size, n in copies.items():
+        n = cells // size if n == UNLIMITED else min(n, cells // size)
+        group = 1
+        while n > 0:
+            take = min(group, n)
+            reach |= (reach << (size * take)) & full
+            n, group = n - take, 2 * group
+    if reach >> cells & 1:
+        return None
+    if UNLIMITED not in copies.values() and sum(s * n for s, n in copies.items()) < cells:
+        return (f"the pieces cover {sum(s * n for s, n in copies.items())} cells, fewer than the {cells} to fill: "
+                "no packing fills the board")
+    sizes = ", ".join(map(str, sorted(copies)))
+    return (f"no choice of the pieces (sizes {sizes}) covers exactly the {cells} cells to fill (the nearest below: "
+            f"{reach.bit_length() - 1}): no packing fills the board")
+
+
 # -- text formats ------------------------------------------------------------------------------------------------
 _HEADER = re.compile(r"^(?P<name>[^\s:#]+)\s*(?P<opts>(?:\s+[a-z]+=\S+)*)\s*:\s*(?P<rest>.*)$")
 

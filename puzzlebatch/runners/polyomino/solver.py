@@ -22,6 +22,7 @@ from puzzlebatch.puzzles.polyomino import mrv
 from puzzlebatch.puzzles.polyomino import mrv_rules
 from puzzlebatch.puzzles.polyomino import packing as P
 from puzzlebatch.puzzles.polyomino import rules
+from puzzlebatch.puzzles.polyomino import shapes as S
 from puzzlebatch.runners.engine import merge
 from puzzlebatch.runners.engine.backend import Backend
 from puzzlebatch.runners.polyomino import orbits as O
@@ -335,6 +336,9 @@ def count_packing_run(pk: P.Packing, backend: Backend, mode: str = DEFAULT_MODE,
         plain = [lf for lf in leaves if len(lf.syms) == 1]
         rest = [lf for lf in leaves if len(lf.syms) > 1]
         weights = None
+    gap = area_gap(pk)
+    if gap:  # no packing fills the board: nothing to search
+        plan, leaves, plain, rest, weights = None, [], [], [], None
     images = (img[:, :] if img is not None else np.arange(len(pk.cover.options))[None, :]) if sink or rest else None
     s_opt, goal = eng.s_opt, eng.enc.goal
 
@@ -358,7 +362,7 @@ def count_packing_run(pk: P.Packing, backend: Backend, mode: str = DEFAULT_MODE,
     n_all = totals.count * len(syms)
     nodes = totals.nodes
     complete = len(left) == 0
-    note = ""
+    note = gap or ""
     if plan is not None:  # the weighted count is every solution; Burnside's lemma gives the classes
         n_all = totals.count
         fixed_points = n_all
@@ -461,6 +465,16 @@ class SolveResult:
     nodes: int
     seconds: float
     backend: str
+    note: str = ""  # why there is nothing to search, when there is not
+
+
+def area_gap(pk: P.Packing) -> str | None:
+    """Why no choice of the pieces left covers the free cells (a count is 0, a solve fails, at once); None when
+    one does.  The search would find it too, after a whole tree: 8x8 with the twelve pentominoes, 30 million
+    nodes."""
+    left = [(p.size, p.count if p.count == S.UNLIMITED else p.count - pk.cover.group_used.get(g, 0))
+            for g, p in enumerate(pk.pieces)]
+    return S.fill_gap(left, pk.board.n_cells - sum(len(c) for _, c in pk.preplaced))
 
 
 def solve_packing(pk: P.Packing, backend: Backend, mode: str = DEFAULT_MODE, prune: bool = DEFAULT_PRUNE,
@@ -470,8 +484,9 @@ def solve_packing(pk: P.Packing, backend: Backend, mode: str = DEFAULT_MODE, pru
     order = P.option_order(pk, heuristic) if heuristic != "none" else None
     eng = engine(pk.cover, mode, prune, order)
     check_lanes(eng, settings, backend)
-    if eng.dead:
-        return SolveResult(False, [], 0, work_clock() - t0, backend.name)
+    gap = area_gap(pk)
+    if eng.dead or gap:
+        return SolveResult(False, [], 0, work_clock() - t0, backend.name, gap or "")
     dfs = BatchDFS(eng.problem, backend, settings, pool=pool)
     totals, _ = dfs.first()
     placements = []
