@@ -50,6 +50,15 @@ def test_unsolvable_is_an_answer_with_status_1(capsys):
     assert code == 1 and "unsolvable" in out
 
 
+def test_the_tiles_as_separate_words_are_one_board(capsys):
+    """``sliding solve 8 6 7 2 5 4 3 0 1`` unquoted, as a new user types it: the same answer as the quoted board."""
+    quoted = json.loads(run_cli(capsys, "sliding", "solve", DOCUMENT_HARD, "--json", "--backend", "cpu")[1])
+    code, out, _ = run_cli(capsys, "sliding", "solve", *DOCUMENT_HARD.split(), "--json", "--backend", "cpu")
+    assert code == 0 and json.loads(out)["moves"] == quoted["moves"] and quoted["length"] == 31
+    code, _, err = run_cli(capsys, "sliding", "solve", *"1 2 3 4 5 6 7 7 0".split())
+    assert code == 2 and "tile 7 appears twice" in err
+
+
 @pytest.mark.parametrize("args, message", [
     (["solve", "1 2 3 4 5 6 7 7 0"], "tile 7 appears twice"),
     (["solve", "1 2 3 4 5 6 7 8"], "8 tiles is not a square"),

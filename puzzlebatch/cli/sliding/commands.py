@@ -13,9 +13,17 @@ from puzzlebatch.puzzles.sliding.model import GOALS, goal_board, parse_board, pa
 from puzzlebatch.cli.options import add_backend_argument
 
 
+def _join_tiles(args) -> None:
+    """``sliding solve 8 6 7 2 5 4 3 0 1`` as well as ``sliding solve "8 6 7 2 5 4 3 0 1"``: the words given are one
+    board (a job file's string stays as it is)."""
+    if isinstance(args.tiles, list):
+        args.tiles = " ".join(args.tiles) or None
+
+
 def _check_board(args) -> None:
     """The cheap checks of ``sliding solve`` (``run --dry-run``): the board parses (the file is read when solving)
     and ``--png`` can be drawn."""
+    _join_tiles(args)
     _check_png(args)
     if args.tiles:
         parse_board(args.tiles, parse_size(args.size, "--size") if args.size else None, "TILES")
@@ -82,6 +90,7 @@ def run_solve(args) -> int:
     from puzzlebatch.api import sliding
     from puzzlebatch.cli.options import print_json, run_options
 
+    _join_tiles(args)
     if args.file and args.tiles:
         raise PuzzleInputError("solve: give TILES or --file, not both")
     if not args.file and not args.tiles:
@@ -190,7 +199,8 @@ def register(verbs) -> None:
     p.set_defaults(func=run_bfs, check=_check_bfs)
 
     p = verbs.add_parser("solve", help="optimal solutions by IDA*: one board, or a file of instances")
-    p.add_argument("tiles", nargs="?", help="tiles in row order, 0 the blank, e.g. \"8 6 7 2 5 4 3 0 1\"")
+    p.add_argument("tiles", nargs="*", help="tiles in row order, 0 the blank, e.g. 8 6 7 2 5 4 3 0 1 (one word or "
+                                            "several)")
     p.add_argument("--file", help="instances, one a line (optionally the optimal length last)")
     p.add_argument("--size", help="RxC when the tiles do not make a square")
     _goal(p)
