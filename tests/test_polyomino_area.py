@@ -48,12 +48,18 @@ def test_the_answer_at_once_is_the_searchs(board, pieces, copies, monkeypatch):
     assert searched.solutions == 0 and searched.complete and "no packing fills" not in (searched.note or "")
 
 
-def test_count_and_solve_of_eight_by_eight_with_the_pentominoes(capsys):
+def test_count_and_solve_of_eight_by_eight_with_the_pentominoes(capsys, tmp_path):
     """60 cells of pieces on 64: a count said 0 after 30 million nodes, a solve 'no solution' after 43 million."""
     assert main(["polyomino", "count", "--board", "8x8", "--pieces", "pentominoes", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert (doc["solutions"], doc["nodes"], doc["complete"]) == (0, 0, True)
     assert "60 cells, fewer than the 64" in doc["note"]
+    out = tmp_path / "all.h5"
+    assert main(["polyomino", "count", "--board", "8x8", "--pieces", "pentominoes", "--all", "--out", str(out)]) == 0
+    said = capsys.readouterr().out
+    assert "no packing fills the board" in said and "draw one" not in said  # no solution to draw
+    assert main(["show", str(out), "--run", "polyomino-enumerate-0000", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["rows"] == 0
     assert main(["polyomino", "solve", "--board", "8x8", "--pieces", "pentominoes"]) == 1
     out = capsys.readouterr().out.strip()
     assert out == "no solution: the pieces cover 60 cells, fewer than the 64 to fill: no packing fills the board"

@@ -134,7 +134,7 @@ def run_count(args) -> int:
         if r.out is not None:
             print(f"results: {r.out} (run {r.run_id})" + (" - draw one with: puzzlebatch show "
                                                           f"{r.out} --run {r.run_id} --solution K"
-                                                          if args.all else ""))
+                                                          if args.all and r.solutions else ""))
     return 0
 
 
