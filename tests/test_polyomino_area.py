@@ -1,5 +1,6 @@
 """A board the pieces cannot fill by their sizes alone is answered at once (a count of 0, no solution), with the
-reason, instead of after a whole search; the area test against a brute-force oracle and the search itself."""
+reason, instead of after a whole search; the area test against a brute-force oracle and the search itself.  A count
+by search that Knuth's estimate puts at hours says so first, with the way that does not search."""
 
 import itertools
 import json
@@ -75,3 +76,31 @@ def test_a_board_the_sizes_can_fill_is_searched_as_before(monkeypatch):
     monkeypatch.setattr(RP, "area_gap", lambda pk: None)
     again = api.count("4x5", "pentominoes", backend="cpu")
     assert (again.solutions, again.distinct, again.nodes) == (r.solutions, r.distinct, r.nodes)
+
+
+def test_a_count_of_hours_points_to_the_transfer_matrix_first(capsys, monkeypatch):
+    """10x10 by unlimited dominoes: the search is estimated far over the limit, said before it starts (the search
+    itself is replaced here: it would take hours); the transfer matrix gives the published number of tilings
+    (258,584,046,368; OEIS A004003)."""
+    est = api.search_estimate("10x10", "dominoes", unlimited=True)
+    assert est > 1e10
+
+    class Started(Exception):
+        pass
+
+    def count(*args, **kwargs):
+        raise Started
+
+    with monkeypatch.context() as m:
+        m.setattr(api, "count", count)
+        with pytest.raises(Started):
+            main(["polyomino", "count", "--board", "10x10", "--pieces", "dominoes", "--unlimited"])
+    err = capsys.readouterr().err
+    assert "estimated at" in err and "--method transfer" in err, err
+    assert main(["polyomino", "count", "--board", "10x10", "--pieces", "dominoes", "--unlimited", "--method",
+                 "transfer", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["solutions"] == 258_584_046_368
+    # small enough to search: no word about it
+    assert main(["polyomino", "count", "--board", "4x4", "--pieces", "dominoes", "--unlimited"]) == 0
+    said = capsys.readouterr()
+    assert "estimated at" not in said.err and "36 solutions" in said.out  # A004003: 36 tilings of 4x4

@@ -40,8 +40,8 @@ from puzzlebatch.runners.engine.search import SearchSettings
 from puzzlebatch.runners.engine.session import RunOptions, Session
 
 __all__ = ["count", "solve", "generate", "levels", "dlx_export", "dlx_solve", "packing_of", "pieces_of",
-           "board_of", "choose_method", "PolyominoCount", "PolyominoStripCount", "PolyominoSolution", "PolyominoCut",
-           "PolyominoLevels", "PolyominoDLX", "Piece"]
+           "board_of", "choose_method", "search_estimate", "PolyominoCount", "PolyominoStripCount",
+           "PolyominoSolution", "PolyominoCut", "PolyominoLevels", "PolyominoDLX", "Piece"]
 
 #: ``solve`` with ``method="auto"`` tiles a plain rectangle of more cells than this band by band (``--unlimited``)
 BAND_AUTO_CELLS = 2500
@@ -486,6 +486,41 @@ def rectangle(board, where: str = "--board") -> tuple[int, int] | None:
         raise PuzzleInputError(f"{where}: board {board} must have sides >= 1")
     limits.CELLS.check(w * h, f"{where} {board}")
     return w, h
+
+
+def search_estimate(board: str | Path | P.Board | None, pieces: str | Path | Sequence[S.Piece], *,
+                    level: str | Path | P.Board | None = None, unlimited: bool = False, copies: int | None = None,
+                    mirror: bool | str | None = None, branch: str | None = None, prune: bool = True,
+                    probes: int = 48) -> float:
+    """Knuth's estimate of the nodes of the search tree a count by ``method="search"`` walks, from ``probes``
+    random root-to-leaf paths (milliseconds): every symmetry searched, so an estimate from above of a count
+    that breaks them.  0 when the problem is dead at the root (no search at all).
+
+    Parameters
+    ----------
+    board, pieces, level, unlimited, copies, mirror
+        The problem, as for :func:`count`.
+    branch, prune
+        The branching rule and the dead-region test, as for :func:`count` (default: the count's own rule).
+    probes
+        Random paths; the estimate's spread falls as one over their square root.
+
+    Returns
+    -------
+    float
+        The estimated number of nodes.
+
+    Raises
+    ------
+    PuzzleInputError
+        Bad pieces, board or branch.
+    """
+    from puzzlebatch.runners.polyomino import solver as RP
+
+    pk = packing_of(board, pieces, level=level, unlimited=unlimited, copies=copies, mirror=mirror)
+    if RP.area_gap(pk):
+        return 0.0
+    return RP.estimate_nodes(RP.engine(pk.cover, branch or RP.default_branch(pk), prune), probes)
 
 
 def _params(pk, pieces, unlimited, copies, mirror, branch, prune, level) -> dict:

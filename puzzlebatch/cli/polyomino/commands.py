@@ -104,10 +104,30 @@ def run_solve(args) -> int:
 
 
 # -- count -------------------------------------------------------------------------------------------------------
+LONG_SEARCH = 1e10  # nodes: hours on a CPU at tens of millions of nodes a second
+
+
+def note_transfer(args) -> None:
+    """Say on stderr, before a count by search of a rectangle by unlimited pieces that Knuth's estimate puts at
+    hours or more, that ``--method transfer`` counts such tilings without a search."""
+    from puzzlebatch.api import polyomino as api
+    from puzzlebatch.cli.options import say
+
+    if args.method != "search" or not args.unlimited or args.all or args.level or args.resume \
+            or not api.rectangle(args.board):
+        return
+    est = api.search_estimate(args.board, args.pieces, **problem(args), branch=args.branch, prune=not args.no_prune)
+    if est > LONG_SEARCH:
+        say(f"this search's tree is estimated at {est:.1e} nodes (Knuth's estimate): hours or more; "
+            "--method transfer counts a rectangle's tilings by unlimited pieces without a search where its shorter "
+            "side is small enough (no distinct count)")
+
+
 def run_count(args) -> int:
     from puzzlebatch.api import polyomino as api
     from puzzlebatch.cli.options import print_json, run_options
 
+    note_transfer(args)
     r = api.count(args.board, args.pieces, **problem(args), all=args.all, method=args.method, exact=args.exact,
                   branch=args.branch, prune=not args.no_prune, verify=args.verify, backend=args.backend,
                   merge=args.merge, settings=settings(args), options=run_options(args))

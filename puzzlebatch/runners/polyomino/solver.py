@@ -124,8 +124,7 @@ def choose_branch(ec: C.ExactCover, prune: bool = DEFAULT_PRUNE, probes: int = 4
             return mode, {}
         t = eng.enc.tables
         root = eng.enc.root
-        est = float(d.estimate_item(root, root.copy(), np.int32(0), np.int64(eng.enc.goal), np.int64(probes),
-                                    np.int64(seed), t))
+        est = estimate_nodes(eng, probes, seed)
         out = np.zeros(OUT_WIDTH, np.int64)
         t0 = work_clock()
         d.dfs_item(root.copy(), np.zeros(eng.enc.goal + 1, np.int32), np.int32(0), np.int32(0),
@@ -135,6 +134,18 @@ def choose_branch(ec: C.ExactCover, prune: bool = DEFAULT_PRUNE, probes: int = 4
         report[mode] = {"estimated_nodes": est, "predicted_seconds": est * per_node}
     best = min(report, key=lambda m: report[m]["predicted_seconds"])
     return best, report
+
+
+def estimate_nodes(eng: Engine, probes: int = 48, seed: int = 1) -> float:
+    """Knuth's estimate of the nodes of ``eng``'s whole tree (no symmetry broken), from ``probes`` random
+    root-to-leaf paths on the CPU."""
+    from puzzlebatch.cpu_fallback.search import drivers
+
+    if eng.dead:
+        return 0.0
+    root = eng.enc.root
+    return float(drivers(eng.rules).estimate_item(root, root.copy(), np.int32(0), np.int64(eng.enc.goal),
+                                                  np.int64(probes), np.int64(seed), eng.enc.tables))
 
 
 def engine(ec: C.ExactCover, mode: str = DEFAULT_MODE, prune: bool = DEFAULT_PRUNE,
