@@ -51,6 +51,16 @@ def tz(x):
 
 
 @njit
+def shrunk(c1, q, n, k, lln, stats):
+    """A list of ``n`` options kept to its first ``k``: -1 when none is left, 1 when some went, 0 otherwise."""
+    if k == n:
+        return 0
+    stats[2] += n - k
+    lln[c1, q] = k
+    return -1 if k == 0 else 1
+
+
+@njit
 def propagate(c1, npc, full, buf, lst, lln, cov, used, stats, rounds):
     """Drop the options that cannot join the cells every live option of an item covers.
 
@@ -136,12 +146,10 @@ def propagate(c1, npc, full, buf, lst, lln, cov, used, stats, rounds):
                 if ok:
                     buf[s + k] = x
                     k += 1
-            if k != n:
-                changed = True
-                stats[2] += n - k
-                lln[c1, q] = k
-                if k == 0:
-                    return False
+            r = shrunk(c1, q, n, k, lln, stats)
+            if r < 0:
+                return False
+            changed |= r > 0
         if not changed:
             break
         # cells left uncovered?
@@ -315,12 +323,10 @@ def sac(c1, npc, full, buf, lst, lln, cov, used, stats, rounds, K, NF):
                 if not dead:
                     buf[s + k] = x
                     k += 1
-            if k != n:
-                changed = True
-                stats[2] += n - k
-                lln[c1, q] = k
-                if k == 0:
-                    return False
+            r = shrunk(c1, q, n, k, lln, stats)
+            if r < 0:
+                return False
+            changed |= r > 0
         if not changed:
             break
     return True
