@@ -104,3 +104,39 @@ def test_a_count_of_hours_points_to_the_transfer_matrix_first(capsys, monkeypatc
     assert main(["polyomino", "count", "--board", "4x4", "--pieces", "dominoes", "--unlimited"]) == 0
     said = capsys.readouterr()
     assert "estimated at" not in said.err and "36 solutions" in said.out  # A004003: 36 tilings of 4x4
+
+
+def test_the_hint_costs_a_bounded_walk(capsys, monkeypatch):
+    """The estimate before a count walks a few paths down the top levels without the dead-region test (its cost
+    bounded on long strips: a whole path through 1x2000 is a thousand moves), and is not made at all above the
+    band size, where building the tables twice would cost seconds; a backend that cannot run is said first."""
+    calls = []
+
+    class Started(Exception):
+        pass
+
+    def count(*args, **kwargs):
+        raise Started
+
+    def estimate(*args, **kwargs):
+        calls.append((args, kwargs))
+        return 0.0
+
+    monkeypatch.setattr(api, "count", count)
+    monkeypatch.setattr(api, "search_estimate", estimate)
+    for board in ("1x2000", "60x60"):
+        with pytest.raises(Started):
+            main(["polyomino", "count", "--board", board, "--pieces", "dominoes", "--unlimited", "--backend", "cpu"])
+    assert len(calls) == 1 and calls[0][0][0] == "1x2000"
+    assert calls[0][1]["depth"] == 64 and calls[0][1]["probes"] == 16 and calls[0][1]["prune"] is False
+    assert 60 * 60 > api.BAND_AUTO_CELLS >= 2000
+    capsys.readouterr()
+
+
+def test_a_walk_cut_at_a_depth_estimates_the_top_of_the_tree():
+    """One path, the same random moves: cut at depth 5 it sums the first five levels' products of the whole
+    walk's, so no more; cut at the goal it is the whole walk."""
+    pk = api.packing_of("6x6", "dominoes", unlimited=True)
+    eng = RP.engine(pk.cover, RP.default_branch(pk), False)
+    whole = RP.estimate_nodes(eng, 1)
+    assert 0 < RP.estimate_nodes(eng, 1, depth=5) < whole == RP.estimate_nodes(eng, 1, depth=eng.enc.goal)

@@ -491,7 +491,7 @@ def rectangle(board, where: str = "--board") -> tuple[int, int] | None:
 def search_estimate(board: str | Path | P.Board | None, pieces: str | Path | Sequence[S.Piece], *,
                     level: str | Path | P.Board | None = None, unlimited: bool = False, copies: int | None = None,
                     mirror: bool | str | None = None, branch: str | None = None, prune: bool = True,
-                    probes: int = 48) -> float:
+                    probes: int = 48, depth: int | None = None) -> float:
     """Knuth's estimate of the nodes of the search tree a count by ``method="search"`` walks, from ``probes``
     random root-to-leaf paths (milliseconds): every symmetry searched, so an estimate from above of a count
     that breaks them.  0 when the problem is dead at the root (no search at all).
@@ -504,6 +504,10 @@ def search_estimate(board: str | Path | P.Board | None, pieces: str | Path | Seq
         The branching rule and the dead-region test, as for :func:`count` (default: the count's own rule).
     probes
         Random paths; the estimate's spread falls as one over their square root.
+    depth
+        Walk each path this many levels at most: the estimate of the tree's top levels only (from below for the
+        whole tree), at a cost bounded whatever the board (a path through a board of thousands of cells
+        otherwise takes a move per piece placed).
 
     Returns
     -------
@@ -520,7 +524,7 @@ def search_estimate(board: str | Path | P.Board | None, pieces: str | Path | Seq
     pk = packing_of(board, pieces, level=level, unlimited=unlimited, copies=copies, mirror=mirror)
     if RP.area_gap(pk):
         return 0.0
-    return RP.estimate_nodes(RP.engine(pk.cover, branch or RP.default_branch(pk), prune), probes)
+    return RP.estimate_nodes(RP.engine(pk.cover, branch or RP.default_branch(pk), prune), probes, depth=depth)
 
 
 def _params(pk, pieces, unlimited, copies, mirror, branch, prune, level) -> dict:

@@ -113,10 +113,16 @@ def note_transfer(args) -> None:
     from puzzlebatch.api import polyomino as api
     from puzzlebatch.cli.options import say
 
-    if args.method != "search" or not args.unlimited or args.all or args.level or args.resume \
-            or not api.rectangle(args.board):
+    if args.method != "search" or not args.unlimited or args.all or args.level or args.resume:
         return
-    est = api.search_estimate(args.board, args.pieces, **problem(args), branch=args.branch, prune=not args.no_prune)
+    size = api.rectangle(args.board)
+    if not size or size[0] * size[1] > api.BAND_AUTO_CELLS:
+        return  # beyond, building the tables twice costs seconds
+    api.backend_of(args.backend)  # a backend that cannot run is said first, without the hint
+    # a few paths down the top levels, without the dead-region test: milliseconds on boards up to that size, long
+    # strips included (the hint needs an order of magnitude)
+    est = api.search_estimate(args.board, args.pieces, **problem(args), branch=args.branch, prune=False, probes=16,
+                              depth=64)
     if est > LONG_SEARCH:
         say(f"this search's tree is estimated at {est:.1e} nodes (Knuth's estimate): hours or more; "
             "--method transfer counts a rectangle's tilings by unlimited pieces without a search where its shorter "

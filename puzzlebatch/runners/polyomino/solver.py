@@ -136,15 +136,17 @@ def choose_branch(ec: C.ExactCover, prune: bool = DEFAULT_PRUNE, probes: int = 4
     return best, report
 
 
-def estimate_nodes(eng: Engine, probes: int = 48, seed: int = 1) -> float:
+def estimate_nodes(eng: Engine, probes: int = 48, seed: int = 1, depth: int | None = None) -> float:
     """Knuth's estimate of the nodes of ``eng``'s whole tree (no symmetry broken), from ``probes`` random
-    root-to-leaf paths on the CPU."""
+    root-to-leaf paths on the CPU; with ``depth``, of its top ``depth`` levels only (each path stops there, so
+    the cost is bounded whatever the board: an estimate from below of the whole tree)."""
     from puzzlebatch.cpu_fallback.search import drivers
 
     if eng.dead:
         return 0.0
     root = eng.enc.root
-    return float(drivers(eng.rules).estimate_item(root, root.copy(), np.int32(0), np.int64(eng.enc.goal),
+    goal = eng.enc.goal if depth is None else min(eng.enc.goal, depth)
+    return float(drivers(eng.rules).estimate_item(root, root.copy(), np.int32(0), np.int64(goal),
                                                   np.int64(probes), np.int64(seed), eng.enc.tables))
 
 
@@ -348,8 +350,8 @@ def count_packing_run(pk: P.Packing, backend: Backend, mode: str = DEFAULT_MODE,
         rest = [lf for lf in leaves if len(lf.syms) > 1]
         weights = None
     gap = area_gap(pk)
-    if gap:  # no packing fills the board: nothing to search
-        plan, leaves, plain, rest, weights = None, [], [], [], None
+    if gap:  # no packing fills the board: nothing to search (a checkpoint's work left included)
+        plan, leaves, plain, rest, weights, frontier = None, [], [], [], None, None
     images = (img[:, :] if img is not None else np.arange(len(pk.cover.options))[None, :]) if sink or rest else None
     s_opt, goal = eng.s_opt, eng.enc.goal
 
