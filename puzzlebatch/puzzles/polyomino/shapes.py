@@ -200,9 +200,9 @@ def fill_gap(pieces: Sequence[tuple[int, int]], cells: int) -> str | None:
             n, group = n - take, 2 * group
     if reach >> cells & 1:
         return None
-    if UNLIMITED not in copies.values() and sum(s * n for s, n in copies.items()) < cells:
-        return (f"the pieces cover {sum(s * n for s, n in copies.items())} cells, fewer than the {cells} to fill: "
-                "no packing fills the board")
+    area = None if UNLIMITED in copies.values() else sum(s * n for s, n in copies.items())
+    if area is not None and area < cells:
+        return f"the pieces cover {area} cells, fewer than the {cells} to fill: no packing fills the board"
     sizes = ", ".join(map(str, sorted(copies)))
     return (f"no choice of the pieces (sizes {sizes}) covers exactly the {cells} cells to fill (the nearest below: "
             f"{reach.bit_length() - 1}): no packing fills the board")

@@ -339,9 +339,12 @@ def count_packing_run(pk: P.Packing, backend: Backend, mode: str = DEFAULT_MODE,
     eng = engine(pk.cover, mode, prune)
     check_lanes(eng, settings, backend)
     syms = P.symmetries(pk) if distinct else P.symmetries(pk)[:1]
-    img = P.option_images(pk, syms) if len(syms) > 1 else None
-    plan = burnside_plan(pk, syms, img) if sink is None and len(syms) > 1 else None
-    if plan is not None:
+    gap = area_gap(pk)  # no packing fills the board: nothing to search (a checkpoint's work left included)
+    img = P.option_images(pk, syms) if len(syms) > 1 and not gap else None
+    plan = burnside_plan(pk, syms, img) if img is not None and sink is None else None
+    if gap:
+        leaves, plain, rest, weights, frontier = [], [], [], None, None
+    elif plan is not None:
         leaves, fixers = plan
         plain, rest, weights = leaves, [], [len(syms) // len(lf.syms) for lf in leaves]
     else:
@@ -349,9 +352,6 @@ def count_packing_run(pk: P.Packing, backend: Backend, mode: str = DEFAULT_MODE,
         plain = [lf for lf in leaves if len(lf.syms) == 1]
         rest = [lf for lf in leaves if len(lf.syms) > 1]
         weights = None
-    gap = area_gap(pk)
-    if gap:  # no packing fills the board: nothing to search (a checkpoint's work left included)
-        plan, leaves, plain, rest, weights, frontier = None, [], [], [], None, None
     images = (img[:, :] if img is not None else np.arange(len(pk.cover.options))[None, :]) if sink or rest else None
     s_opt, goal = eng.s_opt, eng.enc.goal
 
