@@ -98,6 +98,32 @@ def test_crt_agrees_with_big_integers_on_long_strips(cpu):
         assert a.solutions.bit_length() - 1 <= a.log2_estimate < a.solutions.bit_length()  # the float size estimate
 
 
+@pytest.mark.parametrize("name,mirror", [("dominoes", True), ("L-trominoes", True), ("tetrominoes", True),
+                                         ("tetrominoes", False), ("pentominoes", True)])
+def test_array_graph_equals_the_set_walk(name, mirror):
+    """The NumPy builder (windows up to 62 cells) gives the plain-Python walk's graph, array for array, and the
+    same refusal when a row has too many profiles."""
+    from puzzlebatch.errors import PuzzleInputError
+
+    builders = (ST._profile_graph_sets, ST._profile_graph_arrays)
+    pieces = unlimited(name, mirror=mirror)
+    for m in range(1, 5):
+        for transpose in (False, True):
+            pl = ST.anchored(pieces, transpose)
+            window = max(dx * m + dy for a in pl for dx, dy in a.cells) + 1
+            a, b = (build(pl, m, window, ST.MAX_PROFILES) for build in builders)
+            assert a.n_states > 0 or m == 1
+            assert (a.m, a.window, a.n_states, a.n_edges) == (b.m, b.window, b.n_states, b.n_edges)
+            for key in ("states", "ptr", "src", "via"):
+                for x, y in zip(getattr(a, key), getattr(b, key), strict=True):
+                    assert x.dtype == y.dtype and np.array_equal(x, y), (key, m, transpose)
+    pl = ST.anchored(pieces)
+    window = max(dx * 6 + dy for a in pl for dx, dy in a.cells) + 1
+    for build in builders:
+        with pytest.raises(PuzzleInputError, match="more than 8 profiles per row for strips of height 6"):
+            build(pl, 6, window, 8)
+
+
 def test_crt_helpers():
     ps = ST.primes_below(ST.MODULUS_LIMIT, 3)
     assert all(p < 2 ** 62 for p in ps) and len(set(ps)) == 3
