@@ -109,6 +109,9 @@ def test_solve_unsolvable_is_an_answer_with_status_1(capsys):
     (["snake", "solve", "4,2,2,2,2", "--box", "2x2x2"], "straight run of 4"),
     (["snake", "solve", "--box", "3xq"], "box '3xq'"),
     (["show", "/nonexistent/x.h5"], "no such file"),
+    (["polyomino", "dlx", "solve", "/nonexistent/x.dlx"], "dlx: no such file"),
+    (["polyomino", "dlx", "solve", "/dev/null"], "/dev/null: empty DLX file"),  # a device is read, not "missing"
+    (["polyomino", "dlx", "solve", "/"], "/: cannot read dlx (is a directory, not a file)"),
     (["snake", "generate", "--box", "1x1x1"], "at least 2 cells"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, words, capsys):

@@ -1294,8 +1294,8 @@ def dlx_solve(file: str | Path, *, count: bool = False, branch: str = "mrv", bac
     from puzzlebatch.runners.polyomino import solver as RP
 
     path = Path(file)
-    if not path.is_file():
-        raise PuzzleInputError(f"dlx: no such file {file}")
+    if not path.exists():
+        raise PuzzleInputError(f"dlx: no such file {file}")  # a directory or a device: read_text says what it is
     ec = read_dlx(read_text(path, "dlx"), str(path))
     t0 = work_clock()
     eng = RP.engine(ec, branch, False)
