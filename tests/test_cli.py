@@ -112,6 +112,8 @@ def test_solve_unsolvable_is_an_answer_with_status_1(capsys):
     (["polyomino", "dlx", "solve", "/nonexistent/x.dlx"], "dlx: no such file"),
     (["polyomino", "dlx", "solve", "/dev/null"], "/dev/null: empty DLX file"),  # a device is read, not "missing"
     (["polyomino", "dlx", "solve", "/"], "/: cannot read dlx (is a directory, not a file)"),
+    (["polyomino", "show", "/"], "/: is a directory, not a results file"),
+    (["polyomino", "show", "/dev/null"], "/dev/null: empty results file"),
     (["snake", "generate", "--box", "1x1x1"], "at least 2 cells"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, words, capsys):

@@ -195,7 +195,7 @@ def run_show(args) -> int:
     from puzzlebatch.results.store import ResultsStore
 
     path = Path(args.file)
-    if not path.is_file():
+    if not path.exists():  # a directory or a device: the store says what it is
         raise PuzzleInputError(f"show: no such file {args.file}")
     with ResultsStore(path, "r") as store:
         ids = [r for r in store.run_ids() if store.run(r).attrs.get("family") == "polyomino"
