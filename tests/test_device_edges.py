@@ -39,3 +39,12 @@ def test_empty_outputs_come_back_whatever_their_shape():
     assert s.get(dev, host) is host and host.shape == (4, 0)
     assert s.get(small).shape == (1, 0)
     assert s.transfers.to_json()["d2h_bytes"] == 0
+
+
+@pytest.mark.parametrize("n,high", [(0, 5), (1, 5), (2, 2), (1000, 3), (5000, 1 << 40), (5000, 1 << 62)])
+def test_sorted_unique_is_numpy_unique(n, high):
+    """The sort-based dedup the BFS layers and the profile graphs use gives numpy's ``unique`` array, dtype too."""
+    values = np.random.default_rng(n).integers(0, high, n, dtype=np.int64)
+    got, want = X.sorted_unique(np, values), np.unique(values)
+    assert got.dtype == want.dtype and np.array_equal(got, want)
+    assert len(want) > 1 or n < 2

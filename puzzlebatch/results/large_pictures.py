@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from puzzlebatch.errors import PuzzleInputError
+from puzzlebatch.xp import sorted_unique
 
 OVERVIEW_PIXELS = 800
 #: pastel palette (RGB) for pieces, by a hash of the piece number
@@ -104,7 +105,7 @@ def labels_figure(labels: np.ndarray, *, window: int = 40, at: tuple[int, int] |
     a2 = fig.add_axes([0.51, 0.04, 0.47, 0.86])
     a1.imshow(ov, interpolation="nearest", extent=(0, w, h, 0))
     a1.add_patch(Rectangle((x0, y0), size, size, fill=False, edgecolor="red", linewidth=1.5))
-    n = len(np.unique(labels[labels >= 0])) if labels.size <= 4_000_000 else None
+    n = len(sorted_unique(np, labels[labels >= 0].ravel())) if labels.size <= 4_000_000 else None
     a1.set_title(f"{w}x{h}" + (f", {n:,} pieces" if n is not None else "")
                  + (f" (one cell in {step} shown)" if step > 1 else ""), fontsize=10)
     a2.imshow(window_image(labels, x0, y0, size), interpolation="nearest",

@@ -24,6 +24,7 @@ import numpy as np
 
 from puzzlebatch.errors import PuzzleInputError
 from puzzlebatch.puzzles.polyomino import shapes as S
+from puzzlebatch.xp import sorted_unique
 
 MAX_PROFILES = 2_000_000  # per row position; beyond this the profile space is too large for a transfer matrix
 
@@ -209,7 +210,7 @@ def _steps(states: np.ndarray, masks: np.ndarray, ids: np.ndarray, targets_only:
 
 def _merge_new(known: np.ndarray, found: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(``known`` with the values of ``found`` it lacks, those values): both sorted, unique."""
-    found = np.unique(found)
+    found = sorted_unique(np, found)
     new = found[~_members(known, found)]
     return np.insert(known, np.searchsorted(known, new), new), new
 

@@ -16,6 +16,7 @@ import numpy as np
 
 from puzzlebatch import limits
 from puzzlebatch.errors import PuzzleInputError
+from puzzlebatch.xp import sorted_unique
 from puzzlebatch.results.show import plural, size_text, text_of
 from puzzlebatch.runners.polyomino import letters
 
@@ -70,7 +71,7 @@ def _labels_solution(run, labels) -> dict:
 
     h, w = labels.shape
     params = run.attrs.get("params") or {}
-    n = int(len(np.unique(labels[labels >= 0])))
+    n = int(len(sorted_unique(np, labels[labels >= 0].ravel())))
     text = f"{params.get('board', f'{w}x{h}')}: {n:,} pieces tiled in regions (stored as a label grid)"
     return {"board": params.get("board", f"{w}x{h}"), "size": size_text((w, h)), "pieces": [], "colours": [],
             "placements": [], "letters": [], "legend": "", "text": text, "n_pieces": n,
@@ -102,7 +103,7 @@ def describe(run) -> dict:
 
 def items(run, start: int, stop: int) -> list[dict]:
     if "labels" in run.column_info():
-        return [{"tiling": f"{len(np.unique(lab[lab >= 0])):,} pieces on {lab.shape[1]}x{lab.shape[0]}"}
+        return [{"tiling": f"{len(sorted_unique(np, lab[lab >= 0].ravel())):,} pieces on {lab.shape[1]}x{lab.shape[0]}"}
                 for lab in run.item_rows(start, stop).get("labels", [])]
     rows = run.item_rows(start, stop).get("solution")
     if rows is None or not len(rows):
