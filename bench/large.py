@@ -1,7 +1,7 @@
 """Large boards: puzzlebatch against xcover, OR-Tools CP-SAT and the `polyomino` package, side by side.
 
     python bench/large.py                      # every section with the default sizes
-    python bench/large.py --sections strips    # strips | bands | cuts | bigcuts | gencuts | regions
+    python bench/large.py --sections strips    # graphs | strips | bands | cuts | bigcuts | gencuts | regions
     python bench/large.py --timeout 60         # seconds allowed to each peer's run (killed after)
     python bench/large.py --peers xcover ortools polyomino   # which peers run in bands and cuts (all by default)
 
@@ -11,6 +11,8 @@ feasible solution, ``--ortools-workers`` workers, model building timed); the PyP
 matrix and a C exact-cover solver, first solution, matrix building timed; not run where its matrix would exceed
 ~2e8 entries).
 
+* graphs: the profile graph of a strip built from whole NumPy arrays beside the plain-Python walk it replaced, on
+  seven strips (three refused for too many profiles: the time a refusal takes). Not in the default sections.
 * strips: exact tiling counts of long strips with unlimited pieces (transfer matrix, both exact methods), each
   checked (dominoes against Kasteleyn's formula; CRT against big integers); xcover side by side on a strip small
   enough for it to enumerate every tiling.
@@ -41,6 +43,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from puzzlebatch.errors import PuzzleInputError  # noqa: E402
 from puzzlebatch.puzzles.polyomino import cut as K  # noqa: E402
 from puzzlebatch.puzzles.polyomino import packing as P  # noqa: E402
 from puzzlebatch.puzzles.polyomino import shapes as S  # noqa: E402
@@ -237,6 +240,32 @@ def strips(cpu, timeout):
         print(f"  {w}x{h} {name}: {ours} tilings; puzzlebatch {t_ours:.4f} s, xcover "
               f"{'%.2f s' % t_x if n is not None else 'timeout %ds' % timeout} ({n}); ratio {ratio}")
         assert n is None or n == ours
+
+
+def graphs(repeat=3):
+    print("\n== graphs: the profile graph built from whole arrays against the plain-Python walk (median of "
+          f"{repeat}) ==")
+    print(f"{'strip':>6} {'pieces':12} {'profiles':>9} {'arrays s':>9} {'walk s':>9} {'ratio':>6}")
+    for name, m, limit in [("dominoes", 18, ST.MAX_PROFILES), ("tetrominoes", 8, ST.MAX_PROFILES),
+                           ("pentominoes", 6, ST.MAX_PROFILES), ("dominoes", 20, ST.MAX_PROFILES),
+                           ("pentominoes", 10, ST.MAX_PROFILES), ("tetrominoes", 12, ST.MAX_PROFILES),
+                           ("dominoes", 30, ST.MAX_PROFILES)]:
+        pl = ST.anchored(S.load_pieces(name, unlimited=True))
+        window = max(dx * m + dy for a in pl for dx, dy in a.cells) + 1
+        times, sizes = {}, set()
+        for build in (ST._profile_graph_arrays, ST._profile_graph_sets):
+            runs = []
+            for _ in range(repeat):
+                t0 = time.perf_counter()
+                try:
+                    sizes.add(build(pl, m, window, limit).n_states)
+                except PuzzleInputError:
+                    sizes.add("refused")
+                runs.append(time.perf_counter() - t0)
+            times[build] = statistics.median(runs)
+        a, w = times[ST._profile_graph_arrays], times[ST._profile_graph_sets]
+        got = sizes.pop() if len(sizes) == 1 else f"MISMATCH {sizes}"
+        print(f"{m:>6} {name:12} {got:>9} {a:>9.2f} {w:>9.2f} {w / a:>5.1f}x", flush=True)
 
 
 PEERS = ("xcover", "ortools", "polyomino")
@@ -446,6 +475,8 @@ def main(argv=None):
     args = ap.parse_args(argv)
     cpu = select_backend("cpu")
     print(f"machine: {cpu.device}")
+    if "graphs" in args.sections:
+        graphs()
     if "strips" in args.sections:
         strips(cpu, args.timeout)
     if "bands" in args.sections:
