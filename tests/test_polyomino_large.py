@@ -240,6 +240,41 @@ def test_cli_count_transfer(tmp_path):
     assert bad.returncode == 2 and "--unlimited" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
 
 
+def test_kasteleyn_method_against_published_counts_and_the_transfer_matrix(cpu):
+    """``method="kasteleyn"`` (the domino alone, any size) gives OEIS A004003 / A001835 and the transfer matrix's
+    count, 0 on odd areas, 1 on a 1 x 2n strip; other pieces are refused."""
+    from puzzlebatch.api import polyomino as api_polyomino
+    from puzzlebatch.errors import PuzzleInputError
+
+    def kast(w, h, pieces="dominoes"):
+        r = api_polyomino.count(f"{w}x{h}", pieces, unlimited=True, method="kasteleyn", backend="auto")
+        assert r.method == "kasteleyn" and r.backend == "cpu" and r.profiles == 0
+        return r.solutions
+
+    assert [kast(2 * n, 2 * n) for n in range(1, 6)] == A004003
+    assert [kast(3, 2 * n) for n in range(1, 9)] == A001835
+    assert [kast(1, n) for n in range(1, 7)] == [0, 1, 0, 1, 0, 1] and kast(7, 9) == 0
+    dom = unlimited("dominoes")
+    for w, h in [(7, 8), (12, 5), (18, 21)]:
+        assert kast(w, h) == L.count_strip(dom, w, h, cpu, "bigint").solutions
+    with pytest.raises(PuzzleInputError, match="counts domino tilings only"):
+        kast(6, 6, "trominoes")
+    with pytest.raises(PuzzleInputError, match="--method kasteleyn: a formula evaluated on the CPU"):
+        api_polyomino.count("4x4", "dominoes", unlimited=True, method="kasteleyn", backend="cuda")
+
+
+def test_cli_kasteleyn_and_the_transfer_matrix_pointing_to_it():
+    doc = json.loads(run_cli("count", "--board", "30x30", "--pieces", "dominoes", "--unlimited", "--method",
+                             "kasteleyn", "--json").stdout)
+    assert doc["solutions"] == ST.kasteleyn(30, 30) and doc["digits"] == 111 and doc["method"] == "kasteleyn"
+    out = run_cli("count", "--board", "30x30", "--pieces", "dominoes", "--unlimited", "--method", "kasteleyn").stdout
+    assert out.startswith(f"30x30 with dominoes (unlimited): {ST.kasteleyn(30, 30)} tilings\n111 digits; Kasteleyn")
+    bad = run_cli("count", "--board", "30x30", "--pieces", "dominoes", "--unlimited", "--method", "transfer",
+                  check=False)  # 2^30 profiles a row: refused, with the way that counts it
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1
+    assert "more than 2,000,000 profiles per row" in bad.stderr and "--method kasteleyn counts any size" in bad.stderr
+
+
 def test_cli_solve_band_and_generate(tmp_path):
     doc = json.loads(run_cli("solve", "--board", "60x60", "--pieces", "pentominoes", "--unlimited", "--json",
                              "--text", str(tmp_path / "t.txt")).stdout)

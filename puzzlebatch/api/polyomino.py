@@ -35,6 +35,7 @@ from puzzlebatch.api.common import Result, backend_of, internal, options_of, set
 from puzzlebatch.errors import PuzzleInputError
 from puzzlebatch.puzzles.polyomino import packing as P
 from puzzlebatch.puzzles.polyomino import shapes as S
+from puzzlebatch.puzzles.polyomino import strip as ST
 from puzzlebatch.runners.engine.backend import Backend
 from puzzlebatch.runners.engine.search import SearchSettings
 from puzzlebatch.runners.engine.session import RunOptions, Session
@@ -137,7 +138,8 @@ class PolyominoStripCount(Result):
     digits, log2_estimate
         Its decimal digits, and log2 of it by a float run (None when there is no tiling).
     method
-        ``crt`` (residues modulo 62-bit primes on the backend) or ``bigint`` (Python integers on the CPU).
+        ``crt`` (residues modulo 62-bit primes on the backend), ``bigint`` (Python integers on the CPU) or
+        ``kasteleyn`` (the domino's product formula; no profile graph: ``profiles``, ``edges`` and ``window`` 0).
     profiles, edges, window, moduli
         The profile graph's size, its window in cells, and how many moduli the CRT combined.
     board, pieces, seconds, graph_seconds, backend, device
@@ -562,8 +564,10 @@ def count(board: str | Path | P.Board | None, pieces: str | Path | Sequence[S.Pi
         Store every solution (item rows ``solution``: sorted option ids) as an ``enumerate`` run, resumable; in the
         command line's default file ``results/polyomino.h5`` when no ``out`` is given there.
     method
-        ``"search"`` (the exact-cover engine) or ``"transfer"``: the transfer matrix over column profiles for a
-        ``WxH`` rectangle with ``unlimited`` pieces (exact, huge counts; returns a :class:`PolyominoStripCount`).
+        ``"search"`` (the exact-cover engine), ``"transfer"``: the transfer matrix over column profiles for a
+        ``WxH`` rectangle with ``unlimited`` pieces (exact, huge counts; returns a :class:`PolyominoStripCount`),
+        or ``"kasteleyn"``: the same count for the domino alone by Kasteleyn's product formula, any size (the
+        transfer matrix refuses strips over about 20 cells wide).
     exact
         ``transfer``: ``"crt"`` (residues on the backend), ``"bigint"`` (CPU) or ``"auto"`` (crt on CUDA).
     branch
@@ -605,7 +609,7 @@ def count(board: str | Path | P.Board | None, pieces: str | Path | Sequence[S.Pi
     Returns
     -------
     PolyominoCount
-        (:class:`PolyominoStripCount` with ``method="transfer"``.)
+        (:class:`PolyominoStripCount` with ``method="transfer"`` or ``"kasteleyn"``.)
 
     Raises
     ------
@@ -621,11 +625,11 @@ def count(board: str | Path | P.Board | None, pieces: str | Path | Sequence[S.Pi
     from puzzlebatch.runners.polyomino import solver as RP
 
     opts = options_of(options, backend, out=out, resume=resume, scheduler=scheduler, max_batches=max_batches)
-    if method == "transfer":
+    if method in ("transfer", "kasteleyn"):
         return _count_transfer(board, pieces, level=level, all=all, unlimited=unlimited, copies=copies,
-                               mirror=mirror, exact=exact, backend=backend, opts=opts)
+                               mirror=mirror, exact=exact, backend=backend, opts=opts, method=method)
     if method != "search":
-        raise PuzzleInputError(f"--method: {method!r} is not one of search, transfer")
+        raise PuzzleInputError(f"--method: {method!r} is not one of search, transfer, kasteleyn")
     pk = packing_of(board, pieces, level=level, unlimited=unlimited, copies=copies, mirror=mirror)
     branch = branch or RP.default_branch(pk)
     be, backend_note = _auto_backend(backend, branch)
@@ -683,17 +687,22 @@ def _auto_backend(request: str | Backend, branch: str) -> tuple[Backend, str]:
 
 
 def _count_transfer(board, pieces, *, level, all, unlimited, copies, mirror, exact, backend,
-                    opts: RunOptions) -> PolyominoStripCount:
+                    opts: RunOptions, method: str = "transfer") -> PolyominoStripCount:
     from puzzlebatch.runners.polyomino import large as L
 
     if level or all or opts.resume:
-        raise PuzzleInputError("--method transfer: counts a plain WxH rectangle (no --level, --all or --resume)")
+        raise PuzzleInputError(f"--method {method}: counts a plain WxH rectangle (no --level, --all or --resume)")
     if not unlimited:
-        raise PuzzleInputError("--method transfer: needs --unlimited (any number of copies of every piece)")
+        raise PuzzleInputError(f"--method {method}: needs --unlimited (any number of copies of every piece)")
     wh = rectangle(board)
     if wh is None:
-        raise PuzzleInputError(f"--board: --method transfer takes a WxH rectangle, not {_name(board)!r}")
+        raise PuzzleInputError(f"--board: --method {method} takes a WxH rectangle, not {_name(board)!r}")
     ps = pieces_of(pieces, unlimited=unlimited, copies=copies, mirror=mirror)
+    if method == "kasteleyn":  # a formula: evaluated on the CPU, which "auto" accepts and "cuda" is told
+        if (backend if isinstance(backend, str) else backend.kind) == "cuda":
+            raise PuzzleInputError("--method kasteleyn: a formula evaluated on the CPU; use --backend cpu or auto")
+        be = backend_of("cpu")
+        return _strip_result(L.count_kasteleyn(ps, wh[0], wh[1]), ps, be)
     be = backend_of(backend)
     if exact == "auto":  # measured: on a CPU the big-int steps beat the prime lanes (numba compile included)
         exact = "crt" if be.kind == "cuda" else "bigint"
@@ -710,8 +719,16 @@ def _count_transfer(board, pieces, *, level, all, unlimited, copies, mirror, exa
 
     try:
         res = L.count_strip(ps, wh[0], wh[1], be, exact, on_progress=on_progress)
+    except ST.TooManyProfiles as exc:
+        if L.is_domino_set(ps):
+            raise PuzzleInputError(f"{exc}; for dominoes, --method kasteleyn counts any size") from None
+        raise
     finally:
         progress.close()
+    return _strip_result(res, ps, be)
+
+
+def _strip_result(res, ps, be) -> PolyominoStripCount:
     sys.set_int_max_str_digits(0)  # counts of thousands of digits are printed whole
     doc = res.to_json()
     fields = {f.name for f in dataclasses.fields(PolyominoStripCount)} - {"extra"}

@@ -139,7 +139,7 @@ def run_count(args) -> int:
                   merge=args.merge, settings=settings(args), options=run_options(args))
     if args.json:
         print_json(r.to_dict())
-    elif args.method == "transfer":
+    elif args.method in ("transfer", "kasteleyn"):
         from puzzlebatch.cli.polyomino.large import print_transfer
 
         print_transfer(r, args)

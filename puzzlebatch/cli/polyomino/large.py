@@ -14,8 +14,11 @@ from puzzlebatch import limits
 
 
 def print_transfer(r, args) -> None:
-    """A transfer-matrix count as text."""
+    """A transfer-matrix count (or Kasteleyn's) as text."""
     print(f"{args.board} with {args.pieces} (unlimited): {r.solutions} tilings")
+    if r.method == "kasteleyn":
+        print(f"{r.digits} digits; Kasteleyn's product formula; {r.seconds:.3f} s on cpu")
+        return
     print(f"{r.digits} digits; {r.profiles} profiles, {r.edges} edges, window {r.window} cells; "
           f"{r.seconds:.3f} s on {r.backend}" + (f" with {r.moduli} moduli" if r.moduli else ""))
 
@@ -95,9 +98,10 @@ def extend(verbs) -> None:
     from puzzlebatch.api.polyomino import BAND_AUTO_CELLS
 
     count = verbs.choices["count"]
-    count.add_argument("--method", choices=["search", "transfer"], default="search",
+    count.add_argument("--method", choices=["search", "transfer", "kasteleyn"], default="search",
                        help="search: the exact-cover engine (default); transfer: transfer matrix over column "
-                            "profiles for WxH strips with --unlimited pieces (exact, big counts)")
+                            "profiles for WxH strips with --unlimited pieces (exact, big counts); kasteleyn: "
+                            "domino tilings of a WxH rectangle of any size, by Kasteleyn's formula")
     count.add_argument("--exact", choices=["auto", "crt", "bigint"], default="auto",
                        help="transfer: residues modulo 62-bit primes on the backend, combined by CRT, or Python "
                             "big integers on the CPU; auto (default): crt on CUDA, bigint on the CPU")

@@ -118,8 +118,12 @@ def _successors(s: int, y: int, m: int, masks_by_row: list[list[tuple[int, int]]
             yield (s | mask) >> 1, a
 
 
+class TooManyProfiles(PuzzleInputError):
+    """A strip whose profile graph would be too large for a transfer matrix."""
+
+
 def _too_many(max_profiles: int, m: int, window: int) -> PuzzleInputError:
-    return PuzzleInputError(f"--board: more than {max_profiles:,} profiles per row for strips of height {m} with "
+    return TooManyProfiles(f"--board: more than {max_profiles:,} profiles per row for strips of height {m} with "
                             f"these pieces (window {window} cells); use a narrower strip")
 
 
@@ -371,5 +375,5 @@ def log2_bound_bits(log2_value: float) -> int:
     return int(math.floor(log2_value * (1 + 1e-9) + 4))
 
 
-__all__ = ["Anchored", "anchored", "ProfileGraph", "profile_graph", "primes_below", "crt", "kasteleyn",
-           "MODULUS_LIMIT", "log2_bound_bits"]
+__all__ = ["Anchored", "anchored", "ProfileGraph", "profile_graph", "TooManyProfiles", "primes_below", "crt",
+           "kasteleyn", "MODULUS_LIMIT", "log2_bound_bits"]

@@ -6,6 +6,7 @@ random-cut puzzles (generate and solve back).
   below ``2**62`` (one lane per prime, CPU ``prange`` or one CUDA block per lane, the same rule), combined by the
   Chinese remainder theorem.  How many primes: a floating-point run of the same steps gives ``log2`` of the count;
   one extra prime checks the combination.  ``method="bigint"`` runs the steps on Python integers instead.
+* :func:`count_kasteleyn` — the same count for the domino alone, by Kasteleyn's product formula (any size).
 * :func:`solve_bands` — one tiling of a large rectangle with unlimited pieces: the board is cut into horizontal
   bands whose heights (from a small set, each band's tileability decided exactly by its profile graph) add up to
   the height; each band gets a uniformly random tiling (forward float counts, then a backward random walk through
@@ -138,6 +139,23 @@ def count_strip(pieces: Sequence[S.Piece], w: int, h: int, backend: Backend, met
         raise RuntimeError(f"CRT check failed: {k - 1} primes do not hold the count (float estimate 2^{log2})")
     return StripCount(value, method=method, seconds=work_clock() - t0, moduli=[int(p) for p in primes],
                       log2_estimate=log2, transfers=transfers_of(d), **base)
+
+
+def is_domino_set(pieces: Sequence[S.Piece]) -> bool:
+    """Whether ``pieces`` is the domino alone (one piece of two cells side by side, flat)."""
+    return len(pieces) == 1 and pieces[0].dim == 2 and frozenset({(0, 0), (1, 0)}) in set(pieces[0].orientations())
+
+
+def count_kasteleyn(pieces: Sequence[S.Piece], w: int, h: int) -> StripCount:
+    """Domino tilings of a ``w x h`` rectangle by Kasteleyn's product formula (1961), exact (see
+    :func:`puzzlebatch.puzzles.polyomino.strip.kasteleyn`); ``pieces`` must be the domino alone."""
+    if not is_domino_set(pieces):
+        names = ", ".join(p.name for p in pieces)
+        raise PuzzleInputError(f"--method kasteleyn: counts domino tilings only (one piece, the domino), not {names}")
+    t0 = work_clock()
+    value = ST.kasteleyn(min(w, h), max(w, h))
+    return StripCount(value, (w, h), "kasteleyn", "cpu", work_clock() - t0, 0.0, 0, 0, 0,
+                      log2_estimate=math.log2(value) if value else None)
 
 
 # -- one tiling of a huge rectangle, band by band -----------------------------------------------------------------
