@@ -113,7 +113,7 @@ def test_solve_unsolvable_is_an_answer_with_status_1(capsys):
     (["polyomino", "dlx", "solve", "/dev/null"], "/dev/null: empty DLX file"),  # a device is read, not "missing"
     (["polyomino", "dlx", "solve", "/"], "/: cannot read dlx (is a directory, not a file)"),
     (["polyomino", "show", "/"], "/: is a directory, not a results file"),
-    (["polyomino", "show", "/dev/null"], "/dev/null: empty results file"),
+    (["polyomino", "show", "/dev/null"], "/dev/null: not a results file (a device or a pipe"),
     (["snake", "generate", "--box", "1x1x1"], "at least 2 cells"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, words, capsys):

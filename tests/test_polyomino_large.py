@@ -241,8 +241,8 @@ def test_cli_count_transfer(tmp_path):
 
 
 def test_kasteleyn_method_against_published_counts_and_the_transfer_matrix(cpu):
-    """``method="kasteleyn"`` (the domino alone, any size) gives OEIS A004003 / A001835 and the transfer matrix's
-    count, 0 on odd areas, 1 on a 1 x 2n strip; other pieces are refused."""
+    """``method="kasteleyn"`` (the domino alone, boards too wide for the transfer matrix) gives OEIS A004003 /
+    A001835 and the transfer matrix's count, 0 on odd areas, 1 on a 1 x 2n strip; other pieces are refused."""
     from puzzlebatch.api import polyomino as api_polyomino
     from puzzlebatch.errors import PuzzleInputError
 
@@ -257,8 +257,12 @@ def test_kasteleyn_method_against_published_counts_and_the_transfer_matrix(cpu):
     dom = unlimited("dominoes")
     for w, h in [(7, 8), (12, 5), (18, 21)]:
         assert kast(w, h) == L.count_strip(dom, w, h, cpu, "bigint").solutions
-    with pytest.raises(PuzzleInputError, match="counts domino tilings only"):
+    with pytest.raises(PuzzleInputError, match="counts tilings by the domino alone"):
         kast(6, 6, "trominoes")
+    with pytest.raises(PuzzleInputError, match="600x600 is beyond --method kasteleyn"):
+        kast(600, 600)  # refused by its estimate, before any work
+    with pytest.raises(PuzzleInputError, match="--exact crt: only with --method transfer"):
+        api_polyomino.count("4x4", "dominoes", unlimited=True, method="kasteleyn", exact="crt")
     with pytest.raises(PuzzleInputError, match="--method kasteleyn: a formula evaluated on the CPU"):
         api_polyomino.count("4x4", "dominoes", unlimited=True, method="kasteleyn", backend="cuda")
 
@@ -272,7 +276,8 @@ def test_cli_kasteleyn_and_the_transfer_matrix_pointing_to_it():
     bad = run_cli("count", "--board", "30x30", "--pieces", "dominoes", "--unlimited", "--method", "transfer",
                   check=False)  # 2^30 profiles a row: refused, with the way that counts it
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1
-    assert "more than 2,000,000 profiles per row" in bad.stderr and "--method kasteleyn counts any size" in bad.stderr
+    assert "more than 2,000,000 profiles per row" in bad.stderr
+    assert "--method kasteleyn counts boards up to" in bad.stderr
 
 
 def test_cli_solve_band_and_generate(tmp_path):
@@ -305,3 +310,25 @@ def test_cli_generate_then_solve_back_by_classes(tmp_path):
     L.validate_tiling(pieces, 6, 5, [(names.index(d["piece"]), [tuple(c) for c in d["cells"]])
                                      for d in doc["placements"]])
     assert sorted(d["piece"] for d in doc["placements"]) == sorted(names)
+
+
+def test_a_domino_kept_to_one_orientation_is_not_kasteleyns(cpu, tmp_path):
+    """Kasteleyn's formula counts dominoes lying both ways: a domino fixed to lie flat is refused (the transfer
+    matrix counts it: one tiling of 4 x 4)."""
+    from puzzlebatch.api import polyomino as api_polyomino
+    from puzzlebatch.errors import PuzzleInputError
+
+    f = tmp_path / "flat.txt"
+    f.write_text("D turns=fixed:\n##\n")
+    with pytest.raises(PuzzleInputError, match="kept to one orientation: use --method transfer"):
+        api_polyomino.count("4x4", str(f), unlimited=True, method="kasteleyn")
+    assert api_polyomino.count("4x4", str(f), unlimited=True, method="transfer").solutions == 1
+    assert not L.is_domino_set(S.load_pieces(str(f), unlimited=True)) and L.is_domino_set(unlimited("dominoes"))
+
+
+def test_a_strip_with_no_step_counts_zero(cpu):
+    """1 x 5 by L-trominoes: nothing fits a row of one cell, the graph has no edge: 0 both ways (the big-integer
+    steps once failed on it)."""
+    p = unlimited("L-trominoes")
+    assert L.count_strip(p, 1, 5, cpu, "bigint").solutions == 0 == L.count_strip(p, 1, 5, cpu, "crt").solutions
+    assert L.count_strip(unlimited("trominoes"), 1, 6, cpu, "bigint").solutions == 1

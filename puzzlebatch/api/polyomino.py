@@ -566,7 +566,7 @@ def count(board: str | Path | P.Board | None, pieces: str | Path | Sequence[S.Pi
     method
         ``"search"`` (the exact-cover engine), ``"transfer"``: the transfer matrix over column profiles for a
         ``WxH`` rectangle with ``unlimited`` pieces (exact, huge counts; returns a :class:`PolyominoStripCount`),
-        or ``"kasteleyn"``: the same count for the domino alone by Kasteleyn's product formula, any size (the
+        or ``"kasteleyn"``: the same count for the domino alone by Kasteleyn's product formula, wide boards too (the
         transfer matrix refuses strips over about 20 cells wide).
     exact
         ``transfer``: ``"crt"`` (residues on the backend), ``"bigint"`` (CPU) or ``"auto"`` (crt on CUDA).
@@ -698,12 +698,18 @@ def _count_transfer(board, pieces, *, level, all, unlimited, copies, mirror, exa
     if wh is None:
         raise PuzzleInputError(f"--board: --method {method} takes a WxH rectangle, not {_name(board)!r}")
     ps = pieces_of(pieces, unlimited=unlimited, copies=copies, mirror=mirror)
-    if method == "kasteleyn":  # a formula: evaluated on the CPU, which "auto" accepts and "cuda" is told
-        if (backend if isinstance(backend, str) else backend.kind) == "cuda":
-            raise PuzzleInputError("--method kasteleyn: a formula evaluated on the CPU; use --backend cpu or auto")
-        be = backend_of("cpu")
-        return _strip_result(L.count_kasteleyn(ps, wh[0], wh[1]), ps, be)
     be = backend_of(backend)
+    if method == "kasteleyn":  # a formula: evaluated on the CPU, which "auto" accepts and "cuda" is told
+        if be.kind == "cuda" and backend != "auto":
+            raise PuzzleInputError("--method kasteleyn: a formula evaluated on the CPU; use --backend cpu or auto")
+        if exact != "auto":
+            raise PuzzleInputError(f"--exact {exact}: only with --method transfer")
+        progress = _progress(opts, f"polyomino count {_name(board)} (kasteleyn)", "row", (min(wh) + 1) // 2)
+        try:
+            res = L.count_kasteleyn(ps, wh[0], wh[1], on_progress=lambda done, total: progress.update(1))
+        finally:
+            progress.close()
+        return _strip_result(res, ps, backend_of("cpu"))
     if exact == "auto":  # measured: on a CPU the big-int steps beat the prime lanes (numba compile included)
         exact = "crt" if be.kind == "cuda" else "bigint"
     if exact not in ("crt", "bigint"):
@@ -721,7 +727,8 @@ def _count_transfer(board, pieces, *, level, all, unlimited, copies, mirror, exa
         res = L.count_strip(ps, wh[0], wh[1], be, exact, on_progress=on_progress)
     except ST.TooManyProfiles as exc:
         if L.is_domino_set(ps):
-            raise PuzzleInputError(f"{exc}; for dominoes, --method kasteleyn counts any size") from None
+            raise PuzzleInputError(f"{exc}; for dominoes, --method kasteleyn counts boards up to about 400x400") \
+                from None
         raise
     finally:
         progress.close()

@@ -195,6 +195,8 @@ class ResultsStore:
 
     def _open_reader(self) -> h5py.File:
         overlay = journal.overlay_if_hot(self.path)  # a writer was killed mid-commit: read its last commit
+        if overlay is None and self.path.exists() and not self.path.is_dir() and not self.path.is_file():
+            raise PuzzleInputError(f"{self.path}: not a results file (a device or a pipe, not a regular file)")
         if (overlay.size if overlay is not None else self.path.stat().st_size) == 0:
             if overlay is not None:
                 overlay.close()

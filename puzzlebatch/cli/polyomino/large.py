@@ -101,7 +101,7 @@ def extend(verbs) -> None:
     count.add_argument("--method", choices=["search", "transfer", "kasteleyn"], default="search",
                        help="search: the exact-cover engine (default); transfer: transfer matrix over column "
                             "profiles for WxH strips with --unlimited pieces (exact, big counts); kasteleyn: "
-                            "domino tilings of a WxH rectangle of any size, by Kasteleyn's formula")
+                            "domino tilings of a WxH rectangle up to about 400x400, by Kasteleyn's formula")
     count.add_argument("--exact", choices=["auto", "crt", "bigint"], default="auto",
                        help="transfer: residues modulo 62-bit primes on the backend, combined by CRT, or Python "
                             "big integers on the CPU; auto (default): crt on CUDA, bigint on the CPU")

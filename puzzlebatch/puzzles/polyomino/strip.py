@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -352,21 +352,54 @@ def _cos(x: Decimal) -> Decimal:
         return +s
 
 
-def kasteleyn(m: int, n: int) -> int:
+def _four_cos2(count: int, n: int, pi: Decimal) -> list[Decimal]:
+    """``4 cos^2(pi k / (n + 1))`` for ``k = 1..count``: one cosine by its series, the others by the recurrence
+    ``cos(k t) = 2 cos(t) cos((k - 1) t) - cos((k - 2) t)`` (the caller's precision holds guard digits for the
+    error it grows, at most about ``k^2`` units of the last place)."""
+    c1 = _cos(pi / (n + 1))
+    prev, cur, out = Decimal(1), c1, []
+    for _ in range(count):
+        out.append(4 * cur * cur)
+        prev, cur = cur, 2 * c1 * cur - prev
+    return out
+
+
+def kasteleyn_digits(m: int, n: int) -> int:
+    """Decimal digits :func:`kasteleyn` works with for an ``m x n`` rectangle (the count's, and guard digits)."""
+    return int(0.30103 * 0.43 * m * n) + 40 + 4 * len(str(m + n + 2))  # about 0.42 bits a cell at most
+
+
+def kasteleyn_work(m: int, n: int) -> float:
+    """The work of :func:`kasteleyn` on an ``m x n`` rectangle, in products of about a thousand digits (a
+    product of ``d`` digits counted as ``(d / 1000) ** 1.5`` of them; about 20 microseconds each on a 2-core
+    Xeon): 200 x 200 about 1.3e5, 400 x 400 about 3.9e6."""
+    if (m * n) % 2:
+        return 0.0
+    products = ((m + 1) // 2) * ((n + 1) // 2) + 2 * (m + n)
+    return products * (kasteleyn_digits(m, n) / 1000) ** 1.5
+
+
+KASTELEYN_WORK_LIMIT = 4e6  # about a minute and a half on a 2-core Xeon (400 x 400: 65 s)
+
+
+def kasteleyn(m: int, n: int, on_row: Callable[[int, int], None] | None = None) -> int:
     """Domino tilings of an m x n rectangle by Kasteleyn's product (1961), evaluated in high-precision decimals:
-    ``prod_{j<=ceil(m/2)} prod_{k<=ceil(n/2)} (4 cos^2(pi j/(m+1)) + 4 cos^2(pi k/(n+1)))``, rounded."""
+    ``prod_{j<=ceil(m/2)} prod_{k<=ceil(n/2)} (4 cos^2(pi j/(m+1)) + 4 cos^2(pi k/(n+1)))``, rounded.
+    ``on_row(done, total)`` is called after each ``j``."""
     if (m * n) % 2:
         return 0
-    digits = int(0.30103 * 0.43 * m * n) + 40  # about 0.42 bits a cell, and room for rounding
+    digits = kasteleyn_digits(m, n)
     with localcontext() as ctx:
         ctx.prec = digits
         pi = _pi(digits)
-        a = [4 * _cos(pi * j / (m + 1)) ** 2 for j in range(1, (m + 1) // 2 + 1)]
-        b = [4 * _cos(pi * k / (n + 1)) ** 2 for k in range(1, (n + 1) // 2 + 1)]
+        a = _four_cos2((m + 1) // 2, m, pi)
+        b = _four_cos2((n + 1) // 2, n, pi)
         prod = Decimal(1)
-        for x in a:
+        for j, x in enumerate(a):
             for y in b:
                 prod *= x + y
+            if on_row is not None:
+                on_row(j + 1, len(a))
         return int(prod.to_integral_value())
 
 
@@ -376,4 +409,5 @@ def log2_bound_bits(log2_value: float) -> int:
 
 
 __all__ = ["Anchored", "anchored", "ProfileGraph", "profile_graph", "TooManyProfiles", "primes_below", "crt",
-           "kasteleyn", "MODULUS_LIMIT", "log2_bound_bits"]
+           "kasteleyn", "kasteleyn_digits", "kasteleyn_work", "KASTELEYN_WORK_LIMIT", "MODULUS_LIMIT",
+           "log2_bound_bits"]

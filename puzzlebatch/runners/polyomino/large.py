@@ -6,7 +6,7 @@ random-cut puzzles (generate and solve back).
   below ``2**62`` (one lane per prime, CPU ``prange`` or one CUDA block per lane, the same rule), combined by the
   Chinese remainder theorem.  How many primes: a floating-point run of the same steps gives ``log2`` of the count;
   one extra prime checks the combination.  ``method="bigint"`` runs the steps on Python integers instead.
-* :func:`count_kasteleyn` — the same count for the domino alone, by Kasteleyn's product formula (any size).
+* :func:`count_kasteleyn` — the same count for the domino alone, by Kasteleyn's product formula (wide boards too).
 * :func:`solve_bands` — one tiling of a large rectangle with unlimited pieces: the board is cut into horizontal
   bands whose heights (from a small set, each band's tileability decided exactly by its profile graph) add up to
   the height; each band gets a uniformly random tiling (forward float counts, then a backward random walk through
@@ -101,7 +101,7 @@ def count_strip(pieces: Sequence[S.Piece], w: int, h: int, backend: Backend, met
             y = s % m
             ptr, src = g.ptr[y], g.src[y]
             gathered = cur[src]
-            nxt = np.add.reduceat(gathered, ptr[:-1]) if len(src) else np.zeros(0, dtype=object)
+            nxt = np.add.reduceat(gathered, ptr[:-1]) if len(src) else np.zeros(len(ptr) - 1, dtype=object)
             nxt[ptr[:-1] == ptr[1:]] = 0
             cur = nxt
             if on_progress is not None and (s + 1) % (m * chunk_columns) == 0:
@@ -141,19 +141,34 @@ def count_strip(pieces: Sequence[S.Piece], w: int, h: int, backend: Backend, met
                       log2_estimate=log2, transfers=transfers_of(d), **base)
 
 
+DOMINO = frozenset({(0, 0), (1, 0)})
+DOMINO_UP = frozenset({(0, 0), (0, 1)})
+
+
 def is_domino_set(pieces: Sequence[S.Piece]) -> bool:
-    """Whether ``pieces`` is the domino alone (one piece of two cells side by side, flat)."""
-    return len(pieces) == 1 and pieces[0].dim == 2 and frozenset({(0, 0), (1, 0)}) in set(pieces[0].orientations())
+    """Whether ``pieces`` is the domino alone, free to lie either way (one flat piece of two cells)."""
+    return len(pieces) == 1 and pieces[0].dim == 2 and {DOMINO, DOMINO_UP} <= set(pieces[0].orientations())
 
 
-def count_kasteleyn(pieces: Sequence[S.Piece], w: int, h: int) -> StripCount:
+def count_kasteleyn(pieces: Sequence[S.Piece], w: int, h: int,
+                    on_progress: Callable[[int, int], None] | None = None) -> StripCount:
     """Domino tilings of a ``w x h`` rectangle by Kasteleyn's product formula (1961), exact (see
-    :func:`puzzlebatch.puzzles.polyomino.strip.kasteleyn`); ``pieces`` must be the domino alone."""
+    :func:`puzzlebatch.puzzles.polyomino.strip.kasteleyn`); ``pieces`` must be the domino alone, turning freely;
+    boards whose work is over :data:`~puzzlebatch.puzzles.polyomino.strip.KASTELEYN_WORK_LIMIT` are refused."""
     if not is_domino_set(pieces):
         names = ", ".join(p.name for p in pieces)
-        raise PuzzleInputError(f"--method kasteleyn: counts domino tilings only (one piece, the domino), not {names}")
+        fixed = len(pieces) == 1 and pieces[0].dim == 2 and len(pieces[0].cells) == 2
+        raise PuzzleInputError(f"--method kasteleyn: counts tilings by the domino alone, free to lie either way, "
+                               f"not {names}" + (" (kept to one orientation: use --method transfer)" if fixed else ""))
+    m, n = min(w, h), max(w, h)
+    work = ST.kasteleyn_work(m, n)
+    if work > ST.KASTELEYN_WORK_LIMIT:
+        raise PuzzleInputError(f"--board: {w}x{h} is beyond --method kasteleyn ({ST.kasteleyn_digits(m, n):,} digits "
+                               f"over {((m + 1) // 2) * ((n + 1) // 2):,} products, about "
+                               f"{work / ST.KASTELEYN_WORK_LIMIT:.0f}x the limit: squares up to about 400x400); "
+                               "--method transfer counts strips up to about 20 wide")
     t0 = work_clock()
-    value = ST.kasteleyn(min(w, h), max(w, h))
+    value = ST.kasteleyn(m, n, on_row=on_progress)
     return StripCount(value, (w, h), "kasteleyn", "cpu", work_clock() - t0, 0.0, 0, 0, 0,
                       log2_estimate=math.log2(value) if value else None)
 
@@ -177,7 +192,7 @@ def band_graphs(pieces: Sequence[S.Piece], length: int, heights: Sequence[int], 
     for h in heights:
         try:
             g = ST.profile_graph(pieces, h, transpose, max_profiles=max_profiles)
-        except PuzzleInputError:
+        except ST.TooManyProfiles:
             continue
         if float_log2(g, length) is not None:
             out[h] = g
