@@ -267,6 +267,16 @@ def test_kasteleyn_method_against_published_counts_and_the_transfer_matrix(cpu):
         api_polyomino.count("4x4", "dominoes", unlimited=True, method="kasteleyn", backend="cuda")
 
 
+def test_kasteleyn_on_wide_squares_has_pachters_form():
+    """Pachter (1997): the domino tilings of a 2n x 2n square number 2^n times an odd square.  The rounded decimal
+    product holds that form on squares far past the transfer matrix (a digit off would break it)."""
+    import math
+
+    for side in (20, 40, 64, 100):
+        q, r = divmod(ST.kasteleyn(side, side), 2 ** (side // 2))
+        assert r == 0 and q % 2 == 1 and math.isqrt(q) ** 2 == q, side
+
+
 def test_cli_kasteleyn_and_the_transfer_matrix_pointing_to_it():
     doc = json.loads(run_cli("count", "--board", "30x30", "--pieces", "dominoes", "--unlimited", "--method",
                              "kasteleyn", "--json").stdout)
