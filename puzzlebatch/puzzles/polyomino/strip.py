@@ -215,8 +215,8 @@ def _steps(states: np.ndarray, masks: np.ndarray, ids: np.ndarray, targets_only:
 def _merge_new(known: np.ndarray, found: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(``known`` with the values of ``found`` it lacks, those values): both sorted, unique."""
     found = sorted_unique(np, found)
-    new = found[~_members(known, found)]
-    return np.insert(known, np.searchsorted(known, new), new), new
+    hit, at = _members(known, found)
+    return np.insert(known, at[~hit], found[~hit]), found[~hit]
 
 
 def _profile_graph_arrays(pl: list[Anchored], m: int, window: int, max_profiles: int) -> ProfileGraph:
@@ -256,8 +256,9 @@ def _profile_graph_arrays(pl: list[Anchored], m: int, window: int, max_profiles:
     for y in range(m):
         ny = (y + 1) % m
         src, tgt, via = edges[y]
-        keep = _members(alive[y], src) & _members(alive[ny], tgt)
-        s_at, t_at, via = np.searchsorted(alive[y], src[keep]), np.searchsorted(alive[ny], tgt[keep]), via[keep]
+        (s_hit, s_at), (t_hit, t_at) = _members(alive[y], src), _members(alive[ny], tgt)
+        keep = s_hit & t_hit
+        s_at, t_at, via = s_at[keep], t_at[keep], via[keep]
         order = np.lexsort((via, s_at, t_at))
         ptr.append(np.concatenate(([0], np.cumsum(np.bincount(t_at, minlength=len(alive[ny]))))).astype(np.int64))
         srcs.append(s_at[order].astype(np.int64))
@@ -265,11 +266,12 @@ def _profile_graph_arrays(pl: list[Anchored], m: int, window: int, max_profiles:
     return ProfileGraph(m, window, pl, alive, ptr, srcs, vias)
 
 
-def _members(sorted_values: np.ndarray, x: np.ndarray) -> np.ndarray:
+def _members(sorted_values: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(whether each value of ``x`` is in ``sorted_values``, where it is or would be inserted)."""
     at = np.searchsorted(sorted_values, x)
     hit = at < len(sorted_values)
     hit[hit] = sorted_values[at[hit]] == x[hit]
-    return hit
+    return hit, at
 
 
 # -- exact arithmetic -----------------------------------------------------------------------------------------
